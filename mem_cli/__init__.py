@@ -1,0 +1,1 @@
+"""mem_cli — the ``mem`` command line: thin typer commands over the mem_core API."""

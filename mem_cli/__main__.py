@@ -1,0 +1,5 @@
+import sys
+
+from mem_cli.app import main
+
+sys.exit(main())

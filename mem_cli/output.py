@@ -1,0 +1,55 @@
+"""Writing results and errors: UTF-8 always, JSON as JavaScript writes it."""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+from mem_core.jsonfmt import dumps
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _encode(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates print as U+FFFD, as in Node
+        return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
+
+
+def out(text: str) -> None:
+    """One or more lines on stdout (a final newline is added)."""
+    stream = sys.stdout
+    stream.flush()
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # captured by a test runner
+        stream.write(text + "\n")
+    else:
+        buffer.write(_encode(text + "\n"))
+        buffer.flush()
+
+
+def err(text: str) -> None:
+    """One line on stderr."""
+    stream = sys.stderr
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        stream.write(text + "\n")
+    else:
+        stream.flush()
+        buffer.write(_encode(text + "\n"))
+        buffer.flush()
+
+
+def out_json(value: Any) -> None:
+    """Indented JSON (``JSON.stringify(value, null, 2)``) on stdout."""
+    out(dumps(value.to_json() if hasattr(value, "to_json") else value, 2))
+
+
+def error(action: str, message: str, json_mode: bool) -> None:
+    """The one error line of a failed command (mem-cli.md §0)."""
+    if json_mode:
+        out(dumps({"error": message}))
+    else:
+        err(f"mem {action}: {message}")

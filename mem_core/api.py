@@ -1,0 +1,188 @@
+"""The public Python API behind ``mem recall``, ``mem write`` and ``mem plugins``.
+
+Every function takes plain values, asks the plugin registries, and returns a
+result object the CLI renders as text or JSON. Results of the hot-path
+commands are plain dataclasses: importing pydantic costs more than the whole
+``mem write`` budget (see benchmarks/).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .clock import now_iso, parse_ms
+from .errors import MemError
+from .interfaces import Candidate, RecallRequest
+from .plugins import Kernel, get_kernel
+from .text import js_trim, query_tokens
+
+__all__ = ["RecallResult", "WriteResult", "PluginsReport", "recall", "write", "plugins_report", "project_dir"]
+
+DEFAULT_LIMIT = 8
+
+
+def project_dir(directory: str | None) -> str:
+    """``-d`` as an absolute path (symlinks not resolved); default: the cwd."""
+    return os.path.abspath(directory or ".")
+
+
+@dataclass
+class RecallResult:
+    query: str
+    scope: str
+    ranking: str
+    results: list[Candidate]
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "query": self.query,
+            "scope": self.scope,
+            "ranking": self.ranking,
+            "count": len(self.results),
+            "results": [c.to_json() for c in self.results],
+        }
+        if self.skipped:
+            data["skipped"] = self.skipped
+        return data
+
+
+def _ranking_names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+_WHOLE = re.compile(r"[0-9]+")
+
+
+def parse_limit(limit: str | int | None) -> int:
+    """``--limit``: a whole number ≥ 0 (default 8)."""
+    if limit is None:
+        return DEFAULT_LIMIT
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 0:
+        return limit
+    if isinstance(limit, str) and _WHOLE.fullmatch(limit):
+        return int(limit)
+    raise MemError("--limit must be a non-negative integer")
+
+
+def recall(
+    query: str,
+    *,
+    directory: str | None = None,
+    scope: str | None = None,
+    portfolio: str | None = None,
+    limit: str | int | None = None,
+    ranking: str | None = None,
+    context_scope: str | list[str] | None = None,
+    now: str | None = None,
+    kernel: Kernel | None = None,
+) -> RecallResult:
+    """Ranked retrieval over every active note source (mem-cli.md §2)."""
+    scope = scope or "project"
+    ranking = ranking or "lexical"
+    if not isinstance(query, str) or not js_trim(query):
+        raise MemError("recall: query must be a non-empty string")
+    kernel = get_kernel(kernel)
+    rankers = kernel.rankers
+    if ranking not in rankers:
+        raise MemError(f"recall: ranking must be {_ranking_names(rankers.names())}")
+    count = parse_limit(limit)
+    now = now or now_iso()
+    if isinstance(context_scope, str):
+        context_scope = [part.strip() for part in context_scope.split(",")]
+    request = RecallRequest(
+        project=project_dir(directory),
+        query=query,
+        tokens=query_tokens(query),
+        scope=scope,
+        portfolio=os.path.abspath(portfolio) if portfolio else None,
+        limit=count,
+        ranking=ranking,
+        context_scope=context_scope,
+        now=now,
+        now_ms=parse_ms(now),
+    )
+    ranker = rankers.get(ranking)()
+    ranker.validate(request)
+    sources = sorted(kernel.note_sources.items(), key=lambda item: item[1].order)
+    candidates: list[Candidate] = []
+    for _name, source_cls in sources:
+        source = source_cls()
+        if source.active(request):
+            candidates.extend(source.candidates(request))
+    ranked = ranker.rank(request, candidates)
+    return RecallResult(query, scope, ranking, ranked[:count], request.skipped)
+
+
+@dataclass
+class WriteResult:
+    written: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"written": self.written}
+
+
+def write(
+    *,
+    agent: str | None,
+    directory: str | None = None,
+    cli: str | None = None,
+    model: str | None = None,
+    task: str | None = None,
+    outcome: str | None = None,
+    signals: dict[str, str] | None = None,
+    now: str | None = None,
+    kernel: Kernel | None = None,
+) -> WriteResult:
+    """Append one event to the journal (mem-cli.md §3). ``signals`` maps
+    signal names (``eval``, ``accept``, ``ci`` or a plugin's) to option text."""
+    from .journal import append_event
+    from .signals import parse_signals
+
+    project = project_dir(directory)
+    now = now or now_iso()
+    recorded = parse_signals(get_kernel(kernel), signals or {})
+    event = append_event(
+        project, ts=now, agent=agent, cli=cli, model=model, task=task, outcome=outcome, signals=recorded
+    )
+    return WriteResult(event)
+
+
+@dataclass
+class PluginsReport:
+    plugins: list[dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"count": len(self.plugins), "plugins": self.plugins}
+
+
+def plugins_report(kernel: Kernel | None = None) -> PluginsReport:
+    """Every plugin loaded (or broken) and what it provides."""
+    kernel = get_kernel(kernel)
+    provided: dict[str, list[dict[str, str]]] = {}
+    registries = [
+        ("note source", kernel.note_sources),
+        ("ranker", kernel.rankers),
+        ("reward signal", kernel.reward_signals),
+        ("outcome verifier", kernel.outcome_verifiers),
+        ("memory store", kernel.stores),
+    ]
+    for kind, registry in registries:
+        for name in registry.names():
+            provided.setdefault(registry.provider(name), []).append({"kind": kind, "name": name})
+    rows = []
+    for info in kernel.plugin_infos():
+        rows.append(
+            {
+                "name": info.name,
+                "provider": info.provider,
+                "version": info.version,
+                "origin": info.origin,
+                "provides": provided.get(info.name, []),
+                "error": info.error,
+            }
+        )
+    return PluginsReport(rows)

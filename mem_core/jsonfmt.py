@@ -1,0 +1,173 @@
+"""JSON and number formatting exactly as JavaScript writes them.
+
+`bmad-plus mem` is a Node.js tool; files and outputs must be byte-identical,
+so every byte of JSON `mem` writes goes through this module:
+
+* :func:`dumps` is ``JSON.stringify(value)`` / ``JSON.stringify(value, null, 2)``;
+* :func:`loads` is ``JSON.parse`` (every number is a double, no ``NaN``);
+* :func:`to_fixed` is ``Number.prototype.toFixed`` (half up on the exact
+  binary value, unlike Python's ``format``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+__all__ = ["dumps", "loads", "js_number", "to_fixed", "JSONError"]
+
+
+class JSONError(ValueError):
+    """Raised by :func:`loads` for text that ``JSON.parse`` would reject."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise JSONError(f"Unexpected token {name[0]} in JSON")
+
+
+_decoder = json.JSONDecoder(parse_int=float, parse_constant=_reject_constant)
+
+
+def loads(text: str) -> Any:
+    """Parse like ``JSON.parse``: strict JSON, numbers as floats, surrounding
+    JSON white space allowed (and nothing else)."""
+    stripped = text.strip(" \t\n\r")
+    try:
+        value, end = _decoder.raw_decode(stripped)
+    except json.JSONDecodeError as exc:
+        raise JSONError(str(exc)) from None
+    if end != len(stripped):
+        raise JSONError("Unexpected non-whitespace character after JSON")
+    return value
+
+
+def js_number(x: float | int) -> str:
+    """``String(x)`` for a finite number, ``null`` in JSON for NaN/infinities."""
+    if isinstance(x, bool):  # pragma: no cover - callers handle bools
+        return "true" if x else "false"
+    if isinstance(x, int):
+        if abs(x) < 2**53:
+            return str(x)
+        x = float(x)
+    if math.isnan(x) or math.isinf(x):
+        return "null"
+    if x == 0:
+        return "0"
+    text = repr(x)
+    sign = ""
+    if text[0] == "-":
+        sign, text = "-", text[1:]
+    mantissa, _, exp_text = text.partition("e")
+    exponent = int(exp_text) if exp_text else 0
+    whole, _, frac = mantissa.partition(".")
+    if frac == "0":
+        frac = ""
+    digits = (whole + frac).lstrip("0")
+    # position of the decimal point relative to the first significant digit
+    point = len(whole.lstrip("0")) + exponent if whole.strip("0") else exponent - (len(frac) - len(frac.lstrip("0")))
+    digits = digits.rstrip("0") or "0"
+    n = point  # JS: value = 0.d1d2...dk × 10^n
+    k = len(digits)
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * (-n) + digits
+    e = n - 1
+    exp = f"e+{e}" if e >= 0 else f"e-{-e}"
+    if k == 1:
+        return sign + digits + exp
+    return sign + digits[0] + "." + digits[1:] + exp
+
+
+def to_fixed(x: float | int, digits: int) -> str:
+    """``Number.prototype.toFixed(digits)``."""
+    x = float(x)
+    if math.isnan(x):
+        return "NaN"
+    if abs(x) >= 1e21 or math.isinf(x):
+        return js_number(x) if not math.isinf(x) else ("Infinity" if x > 0 else "-Infinity")
+    quantum = Decimal(1).scaleb(-digits)
+    text = str(Decimal(x).quantize(quantum, rounding=ROUND_HALF_UP))
+    if x == 0 or (text.startswith("-") and x >= 0):
+        text = text.lstrip("-")
+    return text
+
+
+def _quote(s: str) -> str:
+    out = json.dumps(s, ensure_ascii=False)
+    if any("\ud800" <= ch <= "\udfff" for ch in s):
+        # JSON.stringify escapes lone surrogates (well-formed JSON.stringify)
+        out = "".join(f"\\u{ord(ch):04x}" if "\ud800" <= ch <= "\udfff" else ch for ch in out)
+    return out
+
+
+def _encode(value: Any, indent: int, level: int, parts: list[str]) -> None:
+    if value is None:
+        parts.append("null")
+    elif value is True:
+        parts.append("true")
+    elif value is False:
+        parts.append("false")
+    elif isinstance(value, str):
+        parts.append(_quote(value))
+    elif isinstance(value, (int, float)):
+        parts.append(js_number(value))
+    elif isinstance(value, dict):
+        if not value:
+            parts.append("{}")
+            return
+        if indent:
+            inner = "\n" + " " * (indent * (level + 1))
+            parts.append("{")
+            first = True
+            for key, item in value.items():
+                parts.append(inner if first else "," + inner)
+                first = False
+                parts.append(_quote(str(key)))
+                parts.append(": ")
+                _encode(item, indent, level + 1, parts)
+            parts.append("\n" + " " * (indent * level) + "}")
+        else:
+            parts.append("{")
+            first = True
+            for key, item in value.items():
+                if not first:
+                    parts.append(",")
+                first = False
+                parts.append(_quote(str(key)))
+                parts.append(":")
+                _encode(item, indent, level, parts)
+            parts.append("}")
+    elif isinstance(value, (list, tuple)):
+        if not value:
+            parts.append("[]")
+            return
+        if indent:
+            inner = "\n" + " " * (indent * (level + 1))
+            parts.append("[")
+            for i, item in enumerate(value):
+                parts.append(inner if i == 0 else "," + inner)
+                _encode(item, indent, level + 1, parts)
+            parts.append("\n" + " " * (indent * level) + "]")
+        else:
+            parts.append("[")
+            for i, item in enumerate(value):
+                if i:
+                    parts.append(",")
+                _encode(item, indent, level, parts)
+            parts.append("]")
+    elif hasattr(value, "to_json"):
+        _encode(value.to_json(), indent, level, parts)
+    else:
+        raise TypeError(f"cannot serialize {type(value).__name__} as JSON")
+
+
+def dumps(value: Any, indent: int = 0) -> str:
+    """``JSON.stringify(value)`` (compact) or ``JSON.stringify(value, null, indent)``."""
+    parts: list[str] = []
+    _encode(value, indent, 0, parts)
+    return "".join(parts)

@@ -1,0 +1,113 @@
+"""Text analysis shared by recall and evidence (mem-cli.md §1).
+
+The reference is JavaScript, so "white space" here is ECMAScript's
+``WhiteSpace`` + ``LineTerminator`` set (what ``\\s`` and ``String.trim`` use),
+not Python's ``str.isspace``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+__all__ = [
+    "JS_SPACE",
+    "js_trim",
+    "tokenize",
+    "query_tokens",
+    "lexical_score",
+    "split_sections",
+    "section_sha256",
+    "one_line",
+]
+
+try:
+    from .jsmath import js_log as _log
+except ImportError:  # pragma: no cover - until jsmath lands
+    _log = math.log
+
+#: ECMAScript white space and line terminators (``\s`` in a JS RegExp).
+JS_SPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_SPACE_RUN = re.compile(f"[{JS_SPACE}]+")
+# The reference uses /[^a-z0-9àâäéèêëïîôöùûüç_-]+/i; both cases are listed
+# explicitly because Python's IGNORECASE also folds ı, ſ and K, JavaScript's does not.
+_TOKEN_SPLIT = re.compile("[^a-zA-Z0-9àâäéèêëïîôöùûüçÀÂÄÉÈÊËÏÎÔÖÙÛÜÇ_\\-]+")
+_HEADING = re.compile(f"###[{JS_SPACE}]+([^\\n\\r\\u2028\\u2029]*)")
+
+
+def js_trim(text: str) -> str:
+    """``String.prototype.trim``."""
+    return text.strip(JS_SPACE)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case, split on anything that is not a word character of §1, and
+    drop tokens shorter than two characters."""
+    return [t for t in _TOKEN_SPLIT.split(text.lower()) if len(t) >= 2]
+
+
+def query_tokens(query: str) -> list[str]:
+    """The unique tokens of a query, in first-seen order."""
+    return list(dict.fromkeys(tokenize(query)))
+
+
+def lexical_score(tokens: Sequence[str], text: str) -> float:
+    """Frequency-damped, coverage-weighted, length-normalised match score."""
+    if not tokens:
+        return 0.0
+    doc = tokenize(text)
+    if not doc:
+        return 0.0
+    freq = Counter(doc)
+    hits = 0.0
+    matched = 0
+    for q in tokens:
+        f = freq.get(q, 0)
+        if f > 0:
+            matched += 1
+            hits += 1 + _log(f)
+    if matched == 0:
+        return 0.0
+    return (hits * (matched / len(tokens))) / math.sqrt(len(doc))
+
+
+def split_sections(markdown: str) -> list[tuple[str, str]]:
+    """Split a Markdown file at ``### `` headings into (heading, text) pairs.
+
+    Text before the first heading is ignored; every later line is appended as
+    ``line + "\\n"``. ``####`` is not a heading; ``\\r`` stays in the text.
+    """
+    sections: list[tuple[str, str]] = []
+    heading: str | None = None
+    lines: list[str] = []
+    for line in markdown.split("\n"):
+        m = _HEADING.match(line) if line.startswith("###") else None
+        if m:
+            if heading is not None:
+                sections.append((heading, "".join(lines)))
+            heading = js_trim(m.group(1))
+            lines = []
+        elif heading is not None:
+            lines.append(line + "\n")
+    if heading is not None:
+        sections.append((heading, "".join(lines)))
+    return sections
+
+
+def section_sha256(heading: str, text: str) -> str:
+    """``textSha256`` of a section: sha256 of ``(heading + "\\n" + text).trim()``."""
+    return hashlib.sha256(js_trim(heading + "\n" + text).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def one_line(text: str, limit: int = 120) -> str:
+    """Collapse white space runs, trim, and cut to ``limit`` characters with ``…``."""
+    flat = js_trim(_SPACE_RUN.sub(" ", text))
+    if len(flat) > limit:
+        return flat[: limit - 1] + "…"
+    return flat

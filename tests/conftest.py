@@ -1,0 +1,136 @@
+"""Shared fixtures: a temporary project, a pinned clock, a fresh kernel, and
+two ways to run ``mem`` (in-process, and as a real process)."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO.parent / "shared" / "fixtures" if (REPO.parent / "shared").is_dir() else REPO / "tests" / "fixtures"
+#: the project written by bmad-plus mem and BMAD+ Nexus (read-only original)
+BMAD_PROJECT = FIXTURES / "bmad-plus-project"
+
+NOW = "2026-11-05T12:00:00.000Z"
+#: the test plugin package (tests/plugin_pkg) is installed in the test env but
+#: kept out of every test that does not ask for it, so outputs stay exact
+TEST_PLUGINS = "testranker"
+
+
+@dataclass
+class Run:
+    code: int
+    out_bytes: bytes
+    err_bytes: bytes
+
+    @property
+    def out(self) -> str:
+        return self.out_bytes.decode("utf-8")
+
+    @property
+    def err(self) -> str:
+        return self.err_bytes.decode("utf-8")
+
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in ("MEM_NOW", "MEM_DEBUG", "MEM_STRICT_PLUGINS", "MEM_STORE", "MEM_USER_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MEM_DISABLE_PLUGINS", TEST_PLUGINS)
+    monkeypatch.setenv("MEM_USER_DIR", str(tmp_path / "user-store"))
+
+
+@pytest.fixture
+def now(monkeypatch: pytest.MonkeyPatch) -> str:
+    """Pin the clock (``MEM_NOW``) and return the pinned value."""
+    monkeypatch.setenv("MEM_NOW", NOW)
+    return NOW
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """An empty project directory."""
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def bmad_project(tmp_path: Path) -> Path:
+    """A writable copy of the project ``bmad-plus mem`` wrote (shared/fixtures)."""
+    if not BMAD_PROJECT.is_dir():
+        pytest.skip("shared/fixtures is not beside the repository")
+    path = tmp_path / "bmad"
+    shutil.copytree(BMAD_PROJECT, path)
+    for root, dirs, files in os.walk(path):
+        for name in dirs + files:
+            os.chmod(os.path.join(root, name), 0o755 if name in dirs else 0o644)
+    os.chmod(path, 0o755)
+    return path
+
+
+@pytest.fixture
+def kernel():
+    """A fresh kernel with the default plugins only."""
+    from mem_core.plugins import Kernel, make_plugin_manager
+
+    return Kernel(make_plugin_manager(entry_points=False))
+
+
+@pytest.fixture
+def mem(monkeypatch: pytest.MonkeyPatch):
+    """Run ``mem`` in-process: ``mem("recall", "x", cwd=...)`` -> :class:`Run`."""
+    from mem_cli.app import main
+
+    def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Run:
+        out, err = io.BytesIO(), io.BytesIO()
+        with monkeypatch.context() as m:
+            for key, value in (env or {}).items():
+                m.setenv(key, value)
+            if cwd is not None:
+                m.chdir(cwd)
+            m.setattr(sys, "stdout", io.TextIOWrapper(out, encoding="utf-8", write_through=True))
+            m.setattr(sys, "stderr", io.TextIOWrapper(err, encoding="utf-8", write_through=True))
+            code = main(list(args))
+            sys.stdout.flush()
+            sys.stderr.flush()
+        return Run(int(code), out.getvalue(), err.getvalue())
+
+    return run
+
+
+@pytest.fixture
+def mem_process():
+    """Run ``mem`` as a real process (``python -m mem_cli``)."""
+
+    def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 60) -> Run:
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        proc = subprocess.run(
+            [sys.executable, "-m", "mem_cli", *args],
+            cwd=cwd,
+            env=full_env,
+            capture_output=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+        return Run(proc.returncode, proc.stdout, proc.stderr)
+
+    return run
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` with its bytes (to prove nothing changed)."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            found[str(path.relative_to(root))] = path.read_bytes()
+    return found
