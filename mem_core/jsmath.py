@@ -34,6 +34,7 @@ _pack_d = _D.pack
 _unpack_d = _D.unpack
 _pack_w = _W.pack
 _unpack_w = _W.unpack
+_ZERO4 = b"\0\0\0\0"  # a zero low word, to prepend to a high word
 
 _INF = math.inf
 _NAN = math.nan
@@ -139,9 +140,13 @@ _IVLN2 = 1.44269504088896338700e00  # 0x3FF71547, 0x652B82FE = 1/ln2
 _IVLN2_H = 1.44269502162933349609e00  # 0x3FF71547, 0x60000000 = 24b 1/ln2
 _IVLN2_L = 1.92596299112661746887e-08  # 0x3E54AE0B, 0xF85DDF44 = 1/ln2 tail
 
+# (|x|, t1, t2) of the last log2 computed by js_pow; replaced atomically.
+_last_log2 = (-1.0, 0.0, 0.0)
+
 
 def js_pow(x: float, y: float) -> float:
     """``Math.pow(x, y)`` / ``x ** y`` exactly as node v20 computes it."""
+    global _last_log2
     unpack_w = _unpack_w
     pack_w = _pack_w
     pack_d = _pack_d
@@ -197,8 +202,9 @@ def js_pow(x: float, y: float) -> float:
                 if x == 0.0:
                     return math.copysign(_INF, x)
                 return 1.0 / x
-            return x
+            return float(x)
         if hy == 0x40000000:  # y is 2
+            x = float(x)
             return x * x
         if hy == 0x3FE00000 and hx >= 0:  # y is 0.5, x >= +0
             return _sqrt(x)
@@ -206,7 +212,7 @@ def js_pow(x: float, y: float) -> float:
     ax = abs(x)
     # special values of x: +-0, +-inf, +-1
     if lx == 0 and (ix == 0x7FF00000 or ix == 0 or ix == 0x3FF00000):
-        z = ax
+        z = float(ax)
         if hy < 0:
             z = _INF if z == 0.0 else 1.0 / z
         if hx < 0:
@@ -240,63 +246,74 @@ def js_pow(x: float, y: float) -> float:
         u = _IVLN2_H * t
         v = t * _IVLN2_L - w * _IVLN2
         t1 = u + v
-        t1 = unpack_d(pack_w(0, unpack_w(pack_d(t1))[1]))[0]
+        t1 = unpack_d(_ZERO4 + pack_d(t1)[4:])[0]
         t2 = v - (t1 - u)
     else:
-        n = 0
-        alo = lx
-        if ix < 0x00100000:  # subnormal x
-            ax *= _TWO53
-            n -= 53
-            alo, ix = unpack_w(pack_d(ax))
-        n += (ix >> 20) - 0x3FF
-        j = ix & 0x000FFFFF
-        ix = j | 0x3FF00000  # normalize ix
-        if j <= 0x3988E:  # |x| < sqrt(3/2)
-            k = 0
-        elif j < 0xBB67A:  # |x| < sqrt(3)
-            k = 1
+        # log2(|x|) = t1 + t2 depends on |x| only: remember the last one,
+        # since callers typically use a constant base (0.5 ** t, 10 ** t).
+        last = _last_log2
+        if last[0] == ax:  # ax is finite and > 0 here, so == means same bits
+            t1 = last[1]
+            t2 = last[2]
         else:
-            k = 0
-            n += 1
-            ix -= 0x00100000
-        ax = unpack_d(pack_w(alo, ix))[0]
+            key = ax
+            n = 0
+            alo = lx
+            if ix < 0x00100000:  # subnormal x
+                ax *= _TWO53
+                n -= 53
+                alo, ix = unpack_w(pack_d(ax))
+            n += (ix >> 20) - 0x3FF
+            j = ix & 0x000FFFFF
+            ix = j | 0x3FF00000  # normalize ix
+            if j <= 0x3988E:  # |x| < sqrt(3/2)
+                k = 0
+            elif j < 0xBB67A:  # |x| < sqrt(3)
+                k = 1
+            else:
+                k = 0
+                n += 1
+                ix -= 0x00100000
+            ax = unpack_d(pack_w(alo, ix))[0]
 
-        # ss = s_h + s_l = (x-1)/(x+1) or (x-1.5)/(x+1.5)
-        bp = _BP[k]
-        u = ax - bp
-        v = 1.0 / (ax + bp)
-        ss = u * v
-        s_h = unpack_d(pack_w(0, unpack_w(pack_d(ss))[1]))[0]
-        # t_h = ax + bp[k], high part
-        t_h = unpack_d(
-            pack_w(0, ((ix >> 1) | 0x20000000) + 0x00080000 + (k << 18))
-        )[0]
-        t_l = ax - (t_h - bp)
-        s_l = v * ((u - s_h * t_h) - s_h * t_l)
-        # log(ax)
-        s2 = ss * ss
-        r = s2 * s2 * (_L1 + s2 * (_L2 + s2 * (_L3 + s2 * (_L4 + s2 * (_L5 + s2 * _L6)))))
-        r += s_l * (s_h + ss)
-        s2 = s_h * s_h
-        t_h = 3.0 + s2 + r
-        t_h = unpack_d(pack_w(0, unpack_w(pack_d(t_h))[1]))[0]
-        t_l = r - ((t_h - 3.0) - s2)
-        # u + v = ss*(1+...)
-        u = s_h * t_h
-        v = s_l * t_h + t_l * ss
-        # 2/(3log2)*(ss+...)
-        p_h = u + v
-        p_h = unpack_d(pack_w(0, unpack_w(pack_d(p_h))[1]))[0]
-        p_l = v - (p_h - u)
-        z_h = _CP_H * p_h  # cp_h + cp_l = 2/(3*log2)
-        z_l = _CP_L * p_h + p_l * _CP + _DP_L[k]
-        # log2(ax) = (ss+..)*2/(3*log2) = n + dp_h + z_h + z_l
-        t = float(n)
-        dp_h = _DP_H[k]
-        t1 = ((z_h + z_l) + dp_h) + t
-        t1 = unpack_d(pack_w(0, unpack_w(pack_d(t1))[1]))[0]
-        t2 = z_l - (((t1 - t) - dp_h) - z_h)
+            # ss = s_h + s_l = (x-1)/(x+1) or (x-1.5)/(x+1.5)
+            bp = _BP[k]
+            u = ax - bp
+            v = 1.0 / (ax + bp)
+            ss = u * v
+            s_h = unpack_d(_ZERO4 + pack_d(ss)[4:])[0]
+            # t_h = ax + bp[k], high part
+            t_h = unpack_d(
+                pack_w(0, ((ix >> 1) | 0x20000000) + 0x00080000 + (k << 18))
+            )[0]
+            t_l = ax - (t_h - bp)
+            s_l = v * ((u - s_h * t_h) - s_h * t_l)
+            # log(ax)
+            s2 = ss * ss
+            r = s2 * s2 * (
+                _L1 + s2 * (_L2 + s2 * (_L3 + s2 * (_L4 + s2 * (_L5 + s2 * _L6))))
+            )
+            r += s_l * (s_h + ss)
+            s2 = s_h * s_h
+            t_h = 3.0 + s2 + r
+            t_h = unpack_d(_ZERO4 + pack_d(t_h)[4:])[0]
+            t_l = r - ((t_h - 3.0) - s2)
+            # u + v = ss*(1+...)
+            u = s_h * t_h
+            v = s_l * t_h + t_l * ss
+            # 2/(3log2)*(ss+...)
+            p_h = u + v
+            p_h = unpack_d(_ZERO4 + pack_d(p_h)[4:])[0]
+            p_l = v - (p_h - u)
+            z_h = _CP_H * p_h  # cp_h + cp_l = 2/(3*log2)
+            z_l = _CP_L * p_h + p_l * _CP + _DP_L[k]
+            # log2(ax) = (ss+..)*2/(3*log2) = n + dp_h + z_h + z_l
+            t = float(n)
+            dp_h = _DP_H[k]
+            t1 = ((z_h + z_l) + dp_h) + t
+            t1 = unpack_d(_ZERO4 + pack_d(t1)[4:])[0]
+            t2 = z_l - (((t1 - t) - dp_h) - z_h)
+            _last_log2 = (key, t1, t2)
 
     # split y into y1 + y2 and compute (y1+y2)*(t1+t2)
     y1 = unpack_d(pack_w(0, hyu))[0]
@@ -329,7 +346,7 @@ def js_pow(x: float, y: float) -> float:
             n = -n
         p_h -= t
     t = p_l + p_h
-    t = unpack_d(pack_w(0, unpack_w(pack_d(t))[1]))[0]
+    t = unpack_d(_ZERO4 + pack_d(t)[4:])[0]
     u = t * _LG2_H
     v = (p_l - (t - p_h)) * _LG2_ + t * _LG2_L
     z = u + v
