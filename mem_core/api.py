@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from .clock import now_iso, parse_ms
@@ -29,13 +28,17 @@ def project_dir(directory: str | None) -> str:
     return os.path.abspath(directory or ".")
 
 
-@dataclass
 class RecallResult:
-    query: str
-    scope: str
-    ranking: str
-    results: list[Candidate]
-    skipped: list[dict[str, str]] = field(default_factory=list)
+    """The ranked results of one recall (and the sources it skipped)."""
+
+    def __init__(
+        self, query: str, scope: str, ranking: str, results: list[Candidate], skipped: list[dict[str, str]]
+    ) -> None:
+        self.query = query
+        self.scope = scope
+        self.ranking = ranking
+        self.results = results
+        self.skipped = skipped
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -94,9 +97,9 @@ def recall(
     if isinstance(context_scope, str):
         context_scope = [part.strip() for part in context_scope.split(",")]
     request = RecallRequest(
-        project=project_dir(directory),
-        query=query,
-        tokens=query_tokens(query),
+        project_dir(directory),
+        query,
+        query_tokens(query),
         scope=scope,
         portfolio=os.path.abspath(portfolio) if portfolio else None,
         limit=count,
@@ -117,9 +120,11 @@ def recall(
     return RecallResult(query, scope, ranking, ranked[:count], request.skipped)
 
 
-@dataclass
 class WriteResult:
-    written: dict[str, Any]
+    """The journal record ``write`` appended."""
+
+    def __init__(self, written: dict[str, Any]) -> None:
+        self.written = written
 
     def to_json(self) -> dict[str, Any]:
         return {"written": self.written}
@@ -151,9 +156,11 @@ def write(
     return WriteResult(event)
 
 
-@dataclass
 class PluginsReport:
-    plugins: list[dict[str, Any]]
+    """One row per plugin: name, provider, version, origin, what it provides, error."""
+
+    def __init__(self, plugins: list[dict[str, Any]]) -> None:
+        self.plugins = plugins
 
     def to_json(self) -> dict[str, Any]:
         return {"count": len(self.plugins), "plugins": self.plugins}

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import time
-from datetime import datetime, timezone
 
 from .errors import MemError
 
@@ -27,8 +26,7 @@ def format_ms(ms: float) -> str:
     """``new Date(ms).toISOString()``."""
     ms = int(ms)
     seconds, millis = divmod(ms, 1000)
-    dt = datetime.fromtimestamp(seconds, tz=timezone.utc)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S") + f".{millis:03d}Z"
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"
 
 
 def parse_ms(value: object) -> float | None:

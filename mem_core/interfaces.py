@@ -7,7 +7,6 @@ command.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 __all__ = [
@@ -21,7 +20,6 @@ __all__ = [
 ]
 
 
-@dataclass
 class Candidate:
     """One recall candidate.
 
@@ -30,10 +28,13 @@ class Candidate:
     scores; ``weight`` multiplies a positive score (e.g. journal decay).
     """
 
-    scored_text: str
-    fields: dict[str, Any]
-    weight: float = 1.0
-    score: float = 0.0
+    __slots__ = ("scored_text", "fields", "weight", "score")
+
+    def __init__(self, scored_text: str, fields: dict[str, Any], weight: float = 1.0, score: float = 0.0) -> None:
+        self.scored_text = scored_text
+        self.fields = fields
+        self.weight = weight
+        self.score = score
 
     @property
     def kind(self) -> str:
@@ -42,27 +43,48 @@ class Candidate:
     def to_json(self) -> dict[str, Any]:
         return {"score": self.score, **self.fields}
 
+    def __repr__(self) -> str:
+        return f"Candidate(score={self.score!r}, fields={self.fields!r})"
 
-@dataclass
+
 class RecallRequest:
-    """Everything a source or ranker may need to answer one ``recall``."""
+    """Everything a source or ranker may need to answer one ``recall``.
 
-    project: str
-    query: str
-    tokens: list[str]
-    scope: str = "project"
-    portfolio: str | None = None
-    limit: int = 8
-    ranking: str = "lexical"
-    context_scope: list[str] | None = None
-    now: str = ""
-    now_ms: float | None = None
-    #: strict sources raise on an unsafe file (evidence ranking) instead of
-    #: skipping it and reporting it in :attr:`skipped`
-    strict: bool = False
-    skipped: list[dict[str, str]] = field(default_factory=list)
-    #: absolute paths of note files already read (a file reached twice is read once)
-    files_read: set[str] = field(default_factory=set)
+    (Plain classes rather than dataclasses here and in the API results:
+    defining a dataclass costs about a millisecond of start-up each.)
+    """
+
+    def __init__(
+        self,
+        project: str,
+        query: str,
+        tokens: list[str],
+        *,
+        scope: str = "project",
+        portfolio: str | None = None,
+        limit: int = 8,
+        ranking: str = "lexical",
+        context_scope: list[str] | None = None,
+        now: str = "",
+        now_ms: float | None = None,
+        strict: bool = False,
+    ) -> None:
+        self.project = project
+        self.query = query
+        self.tokens = tokens
+        self.scope = scope
+        self.portfolio = portfolio
+        self.limit = limit
+        self.ranking = ranking
+        self.context_scope = context_scope
+        self.now = now
+        self.now_ms = now_ms
+        #: strict sources raise on an unsafe file (evidence ranking) instead
+        #: of skipping it and reporting it in :attr:`skipped`
+        self.strict = strict
+        self.skipped: list[dict[str, str]] = []
+        #: absolute paths of note files already read (a file reached twice is read once)
+        self.files_read: set[str] = set()
 
     def skip(self, path: str, reason: str) -> None:
         self.skipped.append({"path": path, "reason": reason})

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 __all__ = ["dumps", "loads", "js_number", "to_fixed", "JSONError"]
@@ -90,6 +89,8 @@ def to_fixed(x: float | int, digits: int) -> str:
         return "NaN"
     if abs(x) >= 1e21 or math.isinf(x):
         return js_number(x) if not math.isinf(x) else ("Infinity" if x > 0 else "-Infinity")
+    from decimal import ROUND_HALF_UP, Decimal
+
     quantum = Decimal(1).scaleb(-digits)
     text = str(Decimal(x).quantize(quantum, rounding=ROUND_HALF_UP))
     if x == 0 or (text.startswith("-") and x >= 0):

@@ -16,10 +16,8 @@ from __future__ import annotations
 import errno
 import json
 import os
-import socket
 import stat
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -59,6 +57,17 @@ TOO_BIG = "Memory store exceeds 2 MiB."
 LOCKED = "Memory writer lock is occupied. Inspect writer.lock and its owner; do not remove a live lock."
 
 _held: set[str] = set()
+
+
+def hostname() -> str:
+    """This host's name, as Node's ``os.hostname()`` gives it."""
+    return os.uname().nodename if hasattr(os, "uname") else os.environ.get("COMPUTERNAME", "")
+
+
+def _uuid4() -> str:
+    import uuid
+
+    return str(uuid.uuid4())
 
 _ERRNO_TEXT = {
     errno.ENOENT: "no such file or directory",
@@ -177,7 +186,7 @@ def write_json(root: str, relative: str, value: Any) -> None:
         data = (jsonfmt.dumps(value, 2) + "\n").encode("utf-8", "surrogatepass")
         if len(data) > MAX_BYTES:
             raise MemError(TOO_BIG)
-        temporary = safe_file(root, f"{relative}.{uuid.uuid4()}.tmp")
+        temporary = safe_file(root, f"{relative}.{_uuid4()}.tmp")
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         try:
             try:
@@ -215,7 +224,7 @@ def _stale_owner(lock_path: str) -> int | None:
             owner = json.loads(fh.read(4096).decode("utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(owner, dict) or owner.get("hostname") != socket.gethostname():
+    if not isinstance(owner, dict) or owner.get("hostname") != hostname():
         return None
     pid = owner.get("pid")
     if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
@@ -247,7 +256,7 @@ def writer_lock(root: str) -> Iterator[None]:
         os.makedirs(os.path.dirname(lock_path), exist_ok=True)
     except OSError as exc:
         raise MemError(os_error_message(exc, "mkdir", os.path.dirname(lock_path))) from None
-    owner = jsonfmt.dumps({"pid": os.getpid(), "hostname": socket.gethostname(), "token": str(uuid.uuid4())})
+    owner = jsonfmt.dumps({"pid": os.getpid(), "hostname": hostname(), "token": _uuid4()})
     deadline = time.monotonic() + LOCK_WAIT_SECONDS
     checked_stale = False
     while True:

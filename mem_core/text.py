@@ -7,7 +7,6 @@ not Python's ``str.isspace``.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from collections import Counter
@@ -23,11 +22,6 @@ __all__ = [
     "section_sha256",
     "one_line",
 ]
-
-try:
-    from .jsmath import js_log as _log
-except ImportError:  # pragma: no cover - until jsmath lands
-    _log = math.log
 
 #: ECMAScript white space and line terminators (``\s`` in a JS RegExp).
 JS_SPACE = (
@@ -61,6 +55,8 @@ def lexical_score(tokens: Sequence[str], text: str) -> float:
     """Frequency-damped, coverage-weighted, length-normalised match score."""
     if not tokens:
         return 0.0
+    from .jsmath import js_log  # bit-identical to V8's Math.log
+
     doc = tokenize(text)
     if not doc:
         return 0.0
@@ -71,7 +67,7 @@ def lexical_score(tokens: Sequence[str], text: str) -> float:
         f = freq.get(q, 0)
         if f > 0:
             matched += 1
-            hits += 1 + _log(f)
+            hits += 1 + js_log(f)
     if matched == 0:
         return 0.0
     return (hits * (matched / len(tokens))) / math.sqrt(len(doc))
@@ -102,6 +98,8 @@ def split_sections(markdown: str) -> list[tuple[str, str]]:
 
 def section_sha256(heading: str, text: str) -> str:
     """``textSha256`` of a section: sha256 of ``(heading + "\\n" + text).trim()``."""
+    import hashlib
+
     return hashlib.sha256(js_trim(heading + "\n" + text).encode("utf-8", "surrogatepass")).hexdigest()
 
 

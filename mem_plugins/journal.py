@@ -15,13 +15,6 @@ from mem_core.store import safe_file
 
 HALF_LIFE_DAYS = 30
 
-try:
-    from mem_core.jsmath import js_pow as _pow
-except ImportError:  # pragma: no cover - until jsmath lands
-    def _pow(x: float, y: float) -> float:
-        return x**y
-
-
 class JournalSource(NoteSource):
     """Journal events, each scored on ``agent cli model task outcome {signals}``
     and halved in weight every 30 days of age."""
@@ -67,7 +60,9 @@ def _decay(ts: object, now_ms: float | None) -> float:
     event_ms = parse_ms(ts)
     if event_ms is None or not now_ms > event_ms:
         return 1.0
-    return _pow(0.5, (now_ms - event_ms) / DAY_MS / HALF_LIFE_DAYS)
+    from mem_core.jsmath import js_pow  # bit-identical to V8's Math.pow
+
+    return js_pow(0.5, (now_ms - event_ms) / DAY_MS / HALF_LIFE_DAYS)
 
 
 @hookimpl
