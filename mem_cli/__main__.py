@@ -1,5 +1,5 @@
 import sys
 
-from mem_cli.app import main
+from mem_cli.main import main
 
 sys.exit(main())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from . import store
@@ -18,6 +17,8 @@ OUTCOMES = ("success", "failure", "partial", "abandoned")
 
 def deterministic_id(*parts: str) -> str:
     """First 12 hex digits of sha256 of the parts joined with NUL."""
+    import hashlib
+
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 

@@ -83,19 +83,23 @@ def js_number(x: float | int) -> str:
 
 
 def to_fixed(x: float | int, digits: int) -> str:
-    """``Number.prototype.toFixed(digits)``."""
+    """``Number.prototype.toFixed(digits)``: the exact binary value rounded
+    half up (``(0.0625).toFixed(3)`` is ``0.063``; Python's format gives 0.062)."""
     x = float(x)
     if math.isnan(x):
         return "NaN"
-    if abs(x) >= 1e21 or math.isinf(x):
-        return js_number(x) if not math.isinf(x) else ("Infinity" if x > 0 else "-Infinity")
-    from decimal import ROUND_HALF_UP, Decimal
-
-    quantum = Decimal(1).scaleb(-digits)
-    text = str(Decimal(x).quantize(quantum, rounding=ROUND_HALF_UP))
-    if x == 0 or (text.startswith("-") and x >= 0):
-        text = text.lstrip("-")
-    return text
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if abs(x) >= 1e21:
+        return js_number(x)
+    numerator, denominator = abs(x).as_integer_ratio()
+    quotient, remainder = divmod(numerator * 10**digits, denominator)
+    if 2 * remainder >= denominator:
+        quotient += 1
+    text = str(quotient).rjust(digits + 1, "0")
+    if digits:
+        text = text[:-digits] + "." + text[-digits:]
+    return ("-" if x < 0 else "") + text
 
 
 def _quote(s: str) -> str:

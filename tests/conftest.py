@@ -88,7 +88,7 @@ def kernel():
 @pytest.fixture
 def mem(monkeypatch: pytest.MonkeyPatch):
     """Run ``mem`` in-process: ``mem("recall", "x", cwd=...)`` -> :class:`Run`."""
-    from mem_cli.app import main
+    from mem_cli.main import main
 
     def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Run:
         out, err = io.BytesIO(), io.BytesIO()

@@ -1,0 +1,154 @@
+"""Command-line parsing of the five actions, exactly as ``bmad-plus mem``
+(commander) parses them.
+
+``bmad-plus mem`` declares every option on the ``mem`` command itself, so each
+action accepts all of them (and ignores those it does not use), options may
+stand anywhere (before the action, between query words), and an option's
+value is the next word even when it starts with ``-`` (``--accept -3``).
+Parsing this here, without typer, also keeps the agent-facing hot path fast:
+typer is imported only for ``--help`` and for the other commands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["Option", "OPTIONS", "ACTION_OPTIONS", "ACTIONS", "Parsed", "parse"]
+
+
+class Option:
+    """One option: where its value goes and how commander names it in errors."""
+
+    __slots__ = ("dest", "flags", "takes_value", "multiple")
+
+    def __init__(self, dest: str, flags: str, takes_value: bool = True, multiple: bool = False) -> None:
+        self.dest = dest
+        self.flags = flags
+        self.takes_value = takes_value
+        self.multiple = multiple
+
+
+_DIRECTORY = Option("directory", "-d, --directory <path>")
+
+#: every option of ``bmad-plus mem`` (plus ``--signal``, mem's own), by spelling
+OPTIONS: dict[str, Option] = {
+    "-d": _DIRECTORY,
+    "--directory": _DIRECTORY,
+    "--scope": Option("scope", "--scope <scope>"),
+    "--portfolio": Option("portfolio", "--portfolio <path>"),
+    "--limit": Option("limit", "--limit <n>"),
+    "--ranking": Option("ranking", "--ranking <mode>"),
+    "--context-scope": Option("context_scope", "--context-scope <paths>"),
+    "--input": Option("input", "--input <file>"),
+    "--agent": Option("agent", "--agent <name>"),
+    "--cli": Option("cli", "--cli <name>"),
+    "--model": Option("model", "--model <id>"),
+    "--task": Option("task", "--task <text>"),
+    "--outcome": Option("outcome", "--outcome <outcome>"),
+    "--pattern": Option("pattern", "--pattern <id>"),
+    "--eval": Option("eval", "--eval <score>"),
+    "--accept": Option("accept", "--accept <bool>"),
+    "--ci": Option("ci", "--ci <result>"),
+    "--evidence": Option("evidence", "--evidence <ids>"),
+    "--signal": Option("signal", "--signal <name=value>", multiple=True),
+    "--json": Option("json", "--json", takes_value=False),
+}
+
+#: the options each action uses (the others are accepted and ignored)
+ACTION_OPTIONS: dict[str, tuple[str, ...]] = {
+    "recall": ("directory", "scope", "portfolio", "limit", "ranking", "context_scope", "json"),
+    "write": ("directory", "agent", "cli", "model", "task", "outcome", "eval", "accept", "ci", "signal", "json"),
+    "reinforce": ("directory", "pattern", "eval", "accept", "ci", "signal", "evidence", "json"),
+    "observe": ("directory", "input", "json"),
+    "outcomes": ("directory", "json"),
+}
+
+ACTIONS = tuple(ACTION_OPTIONS)
+
+
+class Parsed:
+    """The action, the option values it uses, and the query words."""
+
+    def __init__(self) -> None:
+        self.action: str | None = None
+        self.values: dict[str, object] = {}
+        self.words: list[str] = []
+        self.json = False
+        self.help = False
+        self.rest: list[str] = []  # the arguments after the action, as given
+        #: the first usage problem (unknown option, missing value), if any
+        self.problem: str | None = None
+
+    def kwargs(self) -> dict[str, object]:
+        """Keyword arguments for the action's handler."""
+        assert self.action is not None
+        wanted = ACTION_OPTIONS[self.action]
+        kwargs = {dest: self.values.get(dest, False if dest == "json" else None) for dest in wanted}
+        if self.action == "recall":
+            kwargs["query"] = self.words
+        return kwargs
+
+
+def parse(args: Sequence[str]) -> Parsed:
+    """Parse ``mem`` arguments. The action is the first word that is neither
+    an option nor an option's value; the first unknown option or missing value
+    is kept in :attr:`Parsed.problem` (it is an error for the five actions;
+    other commands are parsed again by typer)."""
+    parsed = Parsed()
+    problem: str | None = None
+    action_index = -1
+    i = 0
+    words: list[str] = []
+    while i < len(args):
+        token = args[i]
+        i += 1
+        if token == "--":
+            words.extend(args[i:])
+            if parsed.action is None and words:
+                parsed.action = words.pop(0)
+                action_index = i
+            break
+        if token in ("-h", "--help"):
+            parsed.help = True
+            continue
+        if len(token) > 1 and token.startswith("-"):
+            if token.startswith("--"):
+                name, eq, inline = token.partition("=")
+            else:
+                name, inline = token[:2], token[2:]
+                eq = "=" if inline else ""
+            option = OPTIONS.get(name)
+            if option is None:
+                problem = problem or f"unknown option '{token}'"
+                continue
+            if not option.takes_value:
+                if eq:
+                    problem = problem or f"option '{option.flags}' does not take an argument"
+                    continue
+                parsed.values[option.dest] = True
+                parsed.json = parsed.json or option.dest == "json"
+                continue
+            if eq:
+                value = inline
+            elif i < len(args):
+                value = args[i]
+                i += 1
+            else:
+                problem = problem or f"option '{option.flags}' argument missing"
+                continue
+            if option.multiple:
+                parsed.values.setdefault(option.dest, [])
+                parsed.values[option.dest].append(value)  # type: ignore[union-attr]
+            else:
+                parsed.values[option.dest] = value
+            continue
+        if parsed.action is None:
+            parsed.action = token
+            action_index = i - 1
+        else:
+            words.append(token)
+    parsed.words = words
+    if parsed.action is not None:
+        parsed.rest = list(args[:action_index]) + list(args[action_index + 1 :])
+    parsed.problem = problem
+    return parsed

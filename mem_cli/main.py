@@ -1,0 +1,84 @@
+"""The ``mem`` entry point.
+
+The five agent-facing actions are parsed by :mod:`mem_cli.compat` and run
+directly (no typer import on that path); ``--help`` and every other command
+go to the typer application in :mod:`mem_cli.app`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from mem_core.errors import ExitCode, MemError
+
+from . import output
+from .compat import ACTIONS, parse
+
+#: every command, in the order the unknown-action message lists them
+#: (the five actions first); tests check it against the typer app
+COMMANDS: tuple[str, ...] = (*ACTIONS, "plugins")
+
+#: actions whose body lives in mem_cli.actions (run without typer)
+FAST = frozenset({"recall", "write"})
+
+
+def _handler(action: str) -> Callable[..., None]:
+    if action in ("recall", "write"):
+        from .actions import journal as module
+    elif action == "reinforce":
+        from .actions import reinforce as module  # type: ignore[no-redef]
+    else:
+        from .actions import evidence as module  # type: ignore[no-redef]
+    return getattr(module, action)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``mem`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    parsed = parse(args)
+    action = parsed.action
+    if action is None:
+        from .app import run_typer
+
+        return run_typer(args, "mem", parsed.json, no_action=not parsed.help and "--version" not in args)
+    if action not in COMMANDS:
+        output.err(f"mem: unknown action '{action}' — expected " + " | ".join(COMMANDS))
+        return ExitCode.FAILURE
+    if action not in ACTIONS:
+        from .app import run_typer
+
+        return run_typer([action, *parsed.rest], action, parsed.json)
+    if parsed.help:
+        from .app import run_typer
+
+        return run_typer([action, "--help"], action, parsed.json)
+    if parsed.problem:
+        output.error(action, parsed.problem, parsed.json)
+        return ExitCode.FAILURE
+    if action not in FAST:
+        from .app import run_typer, typer_args
+
+        return run_typer(typer_args(action, parsed.values, parsed.words), action, parsed.json)
+    return run_action(action, lambda: _handler(action)(**parsed.kwargs()), parsed.json)
+
+
+def run_action(action: str, call: Callable[[], None], json_mode: bool) -> int:
+    """Run one command body; every failure becomes its one-line message."""
+    try:
+        call()
+    except MemError as exc:
+        output.error(action, exc.message, json_mode)
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        output.error(action, "interrupted", json_mode)
+        return ExitCode.FAILURE
+    except Exception as exc:  # never a traceback, unless MEM_DEBUG=1
+        if os.environ.get("MEM_DEBUG") == "1":
+            import traceback
+
+            traceback.print_exc()
+        output.error(action, str(exc) or type(exc).__name__, json_mode)
+        return ExitCode.FAILURE
+    return ExitCode.OK
