@@ -1,18 +1,22 @@
-"""The ``mem`` application: typer commands, argument compatibility with
-``bmad-plus mem``, and the single place where failures become messages."""
+"""The ``mem`` typer application: every command with its help text.
+
+:func:`mem_cli.main.main` is the entry point; it runs the five actions
+directly and comes here for ``--help`` and for the other commands.
+"""
 
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Sequence
+from typing import Annotated
 
 import typer
 
 from mem_core.errors import ExitCode, MemError
 
 from . import output
-from .commands import journal, plugins
+from .commands import journal, plugins, reinforce
+from .compat import ACTION_OPTIONS, OPTIONS
 
 try:  # typer >= 0.22 vendors click
     from typer._click import exceptions as click_exceptions
@@ -23,7 +27,7 @@ app = typer.Typer(
     name="mem",
     help=(
         "Memory with evidence for coding agents: recall notes and events, journal work, "
-        "reinforce patterns, bind lessons to verified outcomes."
+        "reinforce patterns, bind lessons to verified outcomes, keep structured memories."
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -31,87 +35,47 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-for _module in (journal, plugins):
+
+def _version(value: bool) -> None:
+    if value:
+        from mem_core import __version__
+
+        output.out(f"mem {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Memory with evidence for coding agents."""
+
+
+for _module in (journal, reinforce, plugins):
     _module.register(app)
 
-#: The options every action of ``bmad-plus mem`` accepts (commander declares
-#: them on the ``mem`` command itself); all take a value except ``--json``.
-REFERENCE_OPTIONS = frozenset(
-    {
-        "-d", "--directory", "--scope", "--portfolio", "--limit", "--ranking", "--context-scope",
-        "--input", "--agent", "--cli", "--model", "--task", "--outcome", "--pattern", "--eval",
-        "--accept", "--ci", "--evidence",
-    }
-)  # fmt: skip
-FLAGS = frozenset({"--json"})
 
-#: The options each of the five actions uses; the others are accepted and ignored.
-ACTION_OPTIONS: dict[str, frozenset[str]] = {
-    "recall": frozenset({"-d", "--directory", "--scope", "--portfolio", "--limit", "--ranking", "--context-scope", "--json"}),
-    "write": frozenset({"-d", "--directory", "--agent", "--cli", "--model", "--task", "--outcome", "--eval", "--accept", "--ci", "--signal", "--json"}),
-    "reinforce": frozenset({"-d", "--directory", "--pattern", "--eval", "--accept", "--ci", "--signal", "--evidence", "--json"}),
-    "observe": frozenset({"-d", "--directory", "--input", "--json"}),
-    "outcomes": frozenset({"-d", "--directory", "--json"}),
-}  # fmt: skip
-VALUE_OPTIONS = REFERENCE_OPTIONS | {"--signal"}
-
-
-def command_names() -> list[str]:
-    names = []
-    for info in app.registered_commands:
-        name = info.name or (info.callback.__name__.replace("_", "-") if info.callback else "")
-        names.append(name)
-    return names
-
-
-class _Parsed:
-    def __init__(self) -> None:
-        self.action: str | None = None
-        self.args: list[str] = []
-        self.json = False
-
-
-def _split(args: Sequence[str]) -> _Parsed:
-    """Find the action (the first positional word, options may precede it) and
-    keep what the action uses, as commander would have parsed it."""
-    parsed = _Parsed()
-    options: list[str] = []
-    positionals: list[str] = []
-    i = 0
-    while i < len(args):
-        token = args[i]
-        if token == "--":
-            positionals.extend(args[i + 1 :])
-            break
-        if token.startswith("-") and token != "-":
-            name, eq, _ = token.partition("=")
-            attached = bool(eq) or (name.startswith("-") and not name.startswith("--") and len(name) > 2)
-            if not name.startswith("--") and len(name) > 2:  # -dVALUE
-                name = name[:2]
-            if name in VALUE_OPTIONS and not attached and i + 1 < len(args):
-                options.append((name, [token, args[i + 1]]))  # type: ignore[arg-type]
-                i += 2
-                continue
-            if name in FLAGS and not eq:
-                parsed.json = True
-            options.append((name, [token]))  # type: ignore[arg-type]
-            i += 1
+def typer_args(action: str, values: dict[str, object], words: list[str]) -> list[str]:
+    """Arguments for typer that carry what the compat parser found for one of
+    the five actions (the options it does not use are left out)."""
+    spelling = {option.dest: name for name, option in OPTIONS.items() if name.startswith("--")}
+    args = [action]
+    for dest in ACTION_OPTIONS.get(action, ()):
+        if dest not in values:
             continue
-        if parsed.action is None:
-            parsed.action = token
+        value = values[dest]
+        if value is True:
+            args.append(spelling[dest])
+        elif isinstance(value, list):
+            for item in value:
+                args.extend([spelling[dest], item])
         else:
-            positionals.append(token)
-        i += 1
-    own = ACTION_OPTIONS.get(parsed.action or "")
-    kept: list[str] = []
-    for name, tokens in options:  # type: ignore[misc]
-        if own is not None and name in REFERENCE_OPTIONS | FLAGS and name not in own:
-            continue  # accepted by every bmad-plus mem action, meaningless here
-        kept.extend(tokens)
-    if own is not None and parsed.action != "recall":
-        positionals = []
-    parsed.args = kept + (["--", *positionals] if positionals else [])
-    return parsed
+            args.extend([spelling[dest], str(value)])
+    if action == "recall" and words:
+        args.extend(["--", *words])
+    return args
 
 
 def _usage_message(exc: Exception) -> str:
@@ -124,29 +88,16 @@ def _usage_message(exc: Exception) -> str:
     return exc.format_message()  # type: ignore[attr-defined]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``mem``; returns the exit code."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    parsed = _split(args)
-    names = command_names()
-    if parsed.action is None:
-        if any(a in ("--help", "-h", "--version") for a in args) or not args:
-            return _run(args, "mem", parsed.json, help_exit=not args)
-        output.err("mem: missing action — expected " + " | ".join(names))
-        return ExitCode.FAILURE
-    if parsed.action not in names:
-        output.err(f"mem: unknown action '{parsed.action}' — expected " + " | ".join(names))
-        return ExitCode.FAILURE
-    return _run([parsed.action, *parsed.args], parsed.action, parsed.json)
-
-
-def _run(args: list[str], action: str, json_mode: bool, help_exit: bool = False) -> int:
+def run_typer(args: Sequence[str], action: str, json_mode: bool, no_action: bool = False) -> int:
+    """Run the typer application on ``args``; returns the exit code. With
+    ``no_action`` (``mem`` alone, or only options) the help is shown and the
+    exit code is 1, as for any usage error."""
     command = typer.main.get_command(app)
     try:
-        result = command.main(args=args, prog_name="mem", standalone_mode=False)
+        result = command.main(args=list(args), prog_name="mem", standalone_mode=False)
     except MemError as exc:
         output.error(action, exc.message, json_mode)
-        return exc.exit_code
+        return int(exc.exit_code)
     except click_exceptions.NoArgsIsHelpError as exc:
         output.out(exc.format_message())
         return ExitCode.FAILURE
@@ -166,6 +117,6 @@ def _run(args: list[str], action: str, json_mode: bool, help_exit: bool = False)
             traceback.print_exc()
         output.error(action, str(exc) or type(exc).__name__, json_mode)
         return ExitCode.FAILURE
-    if help_exit:
+    if no_action:
         return ExitCode.FAILURE
     return int(result) if isinstance(result, int) else ExitCode.OK
