@@ -92,17 +92,22 @@ def mem(monkeypatch: pytest.MonkeyPatch):
 
     def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Run:
         out, err = io.BytesIO(), io.BytesIO()
+        out_text = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+        err_text = io.TextIOWrapper(err, encoding="utf-8", write_through=True)
         with monkeypatch.context() as m:
             for key, value in (env or {}).items():
                 m.setenv(key, value)
             if cwd is not None:
                 m.chdir(cwd)
-            m.setattr(sys, "stdout", io.TextIOWrapper(out, encoding="utf-8", write_through=True))
-            m.setattr(sys, "stderr", io.TextIOWrapper(err, encoding="utf-8", write_through=True))
+            m.setattr(sys, "stdout", out_text)
+            m.setattr(sys, "stderr", err_text)
             code = main(list(args))
-            sys.stdout.flush()
-            sys.stderr.flush()
-        return Run(int(code), out.getvalue(), err.getvalue())
+        out_text.flush()
+        err_text.flush()
+        result = Run(int(code), out.getvalue(), err.getvalue())
+        out_text.detach()
+        err_text.detach()
+        return result
 
     return run
 
