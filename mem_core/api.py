@@ -94,8 +94,8 @@ def recall(
         raise MemError(f"recall: ranking must be {_ranking_names(rankers.names())}")
     count = parse_limit(limit)
     now = now or now_iso()
-    if isinstance(context_scope, str):
-        context_scope = [part.strip() for part in context_scope.split(",")]
+    if isinstance(context_scope, str):  # commander: an empty value is no value; trim as JS trims
+        context_scope = [js_trim(part) for part in context_scope.split(",")] if context_scope else None
     request = RecallRequest(
         project_dir(directory),
         query,
@@ -109,6 +109,8 @@ def recall(
         now_ms=parse_ms(now),
     )
     ranker = rankers.get(ranking)()
+    if ranker.needs_query_match:
+        request.match_tokens = request.tokens
     ranker.validate(request)
     sources = sorted(kernel.note_sources.items(), key=lambda item: item[1].order)
     candidates: list[Candidate] = []

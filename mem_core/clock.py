@@ -42,6 +42,11 @@ def parse_ms(value: object) -> float | None:
         return float(value)
     if not isinstance(value, str):
         return None
+    if len(value) == 24 and value[19] == "." and value[23] == "Z" and value[10] == "T":
+        # the one format mem and bmad-plus mem write: YYYY-MM-DDTHH:MM:SS.sssZ
+        fast = _canonical_ms(value)
+        if fast is not None:
+            return fast
     m = _ISO.match(value)
     if not m:
         return None
@@ -68,6 +73,26 @@ def parse_ms(value: object) -> float | None:
     if abs(ms) > 8.64e15:
         return None
     return float(ms)
+
+
+_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+_day_cache: dict[str, int] = {}
+
+
+def _canonical_ms(value: str) -> float | None:
+    if not _CANONICAL.fullmatch(value):
+        return None
+    date = value[:10]
+    days = _day_cache.get(date)
+    if days is None:
+        month, day = int(value[5:7]), int(value[8:10])
+        if not (1 <= month <= 12 and 1 <= day <= 31):
+            return None
+        days = _day_cache[date] = _days_from_civil(int(value[:4]), month, day)
+    hour, minute, second = int(value[11:13]), int(value[14:16]), int(value[17:19])
+    if minute > 59 or second > 59 or hour > 24 or (hour == 24 and (minute or second or value[20:23] != "000")):
+        return None
+    return float(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + int(value[20:23]))
 
 
 def _days_from_civil(y: int, m: int, d: int) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from . import store
@@ -22,26 +23,42 @@ def deterministic_id(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
-def parse_lines(text: str) -> list[dict[str, Any]]:
-    """The JSON objects of an NDJSON text; blank and corrupt lines are skipped."""
-    records = []
-    for line in text.split("\n"):
-        trimmed = js_trim(line)
-        if not trimmed:
-            continue
-        try:
-            value = loads(trimmed)
-        except JSONError:
-            continue
-        if isinstance(value, dict):
-            records.append(value)
-    return records
+def parse_lines(text: str, keep: Callable[[str], bool] | None = None) -> list[dict[str, Any]]:
+    """The JSON objects of an NDJSON text; blank and corrupt lines (and lines
+    that hold something other than an object) are skipped, and so are the
+    lines ``keep`` refuses, before they are parsed."""
+    lines = [trimmed for trimmed in map(js_trim, text.split("\n")) if trimmed]
+    if keep is not None:
+        lines = [line for line in lines if keep(line)]
+    if not lines:
+        return []
+    try:  # the common case, every line valid: one parse for the whole file
+        values = loads("[" + ",".join(lines) + "]")
+    except JSONError:
+        values = []
+        for line in lines:
+            try:
+                values.append(loads(line))
+            except JSONError:
+                continue
+    else:
+        if len(values) != len(lines):  # a line like `1,2` joined into two values
+            values = [v for line in lines for v in _one(line)]
+    return [value for value in values if isinstance(value, dict)]
 
 
-def read_events(project: str) -> list[dict[str, Any]]:
-    """Journal events in file order (missing journal: none)."""
+def _one(line: str) -> list[Any]:
+    try:
+        return [loads(line)]
+    except JSONError:
+        return []
+
+
+def read_events(project: str, keep: Callable[[str], bool] | None = None) -> list[dict[str, Any]]:
+    """Journal events in file order (missing journal: none); ``keep`` may
+    refuse raw lines before they are parsed."""
     text = store.read_text(project, JOURNAL, missing=True)
-    return parse_lines(text) if text else []
+    return parse_lines(text, keep) if text else []
 
 
 def append_event(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 __all__ = ["dumps", "loads", "js_number", "to_fixed", "JSONError"]
@@ -26,12 +27,14 @@ def _reject_constant(name: str) -> Any:
     raise JSONError(f"Unexpected token {name[0]} in JSON")
 
 
-_decoder = json.JSONDecoder(parse_int=float, parse_constant=_reject_constant)
+_decoder = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def loads(text: str) -> Any:
-    """Parse like ``JSON.parse``: strict JSON, numbers as floats, surrounding
-    JSON white space allowed (and nothing else)."""
+    """Parse like ``JSON.parse``: strict JSON (no ``NaN``/``Infinity``),
+    surrounding JSON white space allowed and nothing else. Integers stay
+    ``int`` (exact); every number is written back as JavaScript would write the
+    double it denotes (:func:`js_number`)."""
     stripped = text.strip(" \t\n\r")
     try:
         value, end = _decoder.raw_decode(stripped)
@@ -102,9 +105,12 @@ def to_fixed(x: float | int, digits: int) -> str:
     return ("-" if x < 0 else "") + text
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _quote(s: str) -> str:
     out = json.dumps(s, ensure_ascii=False)
-    if any("\ud800" <= ch <= "\udfff" for ch in s):
+    if _SURROGATE.search(s):
         # JSON.stringify escapes lone surrogates (well-formed JSON.stringify)
         out = "".join(f"\\u{ord(ch):04x}" if "\ud800" <= ch <= "\udfff" else ch for ch in out)
     return out

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Sequence
 
 __all__ = [
@@ -31,7 +30,9 @@ JS_SPACE = (
 _SPACE_RUN = re.compile(f"[{JS_SPACE}]+")
 # The reference uses /[^a-z0-9àâäéèêëïîôöùûüç_-]+/i; both cases are listed
 # explicitly because Python's IGNORECASE also folds ı, ſ and K, JavaScript's does not.
-_TOKEN_SPLIT = re.compile("[^a-zA-Z0-9àâäéèêëïîôöùûüçÀÂÄÉÈÊËÏÎÔÖÙÛÜÇ_\\-]+")
+# Splitting on runs of other characters and dropping tokens shorter than two
+# characters is finding the maximal runs of two or more word characters.
+_TOKENS = re.compile("[a-zA-Z0-9àâäéèêëïîôöùûüçÀÂÄÉÈÊËÏÎÔÖÙÛÜÇ_\\-]{2,}")
 _HEADING = re.compile(f"###[{JS_SPACE}]+([^\\n\\r\\u2028\\u2029]*)")
 
 
@@ -43,7 +44,7 @@ def js_trim(text: str) -> str:
 def tokenize(text: str) -> list[str]:
     """Lower-case, split on anything that is not a word character of §1, and
     drop tokens shorter than two characters."""
-    return [t for t in _TOKEN_SPLIT.split(text.lower()) if len(t) >= 2]
+    return _TOKENS.findall(text.lower())
 
 
 def query_tokens(query: str) -> list[str]:
@@ -55,22 +56,38 @@ def lexical_score(tokens: Sequence[str], text: str) -> float:
     """Frequency-damped, coverage-weighted, length-normalised match score."""
     if not tokens:
         return 0.0
-    from .jsmath import js_log  # bit-identical to V8's Math.log
-
-    doc = tokenize(text)
+    lowered = text.lower()
+    for q in tokens:  # no query token inside the text: no token can equal one
+        if q in lowered:
+            break
+    else:
+        return 0.0
+    doc = _TOKENS.findall(lowered)
     if not doc:
         return 0.0
-    freq = Counter(doc)
     hits = 0.0
     matched = 0
     for q in tokens:
-        f = freq.get(q, 0)
+        f = doc.count(q)
         if f > 0:
             matched += 1
-            hits += 1 + js_log(f)
+            hits += 1 + (_log(f) if f > 1 else 0.0)
     if matched == 0:
         return 0.0
     return (hits * (matched / len(tokens))) / math.sqrt(len(doc))
+
+
+_logs: dict[int, float] = {}
+
+
+def _log(f: int) -> float:
+    """``Math.log`` of a count (V8's, bit for bit), memoised."""
+    value = _logs.get(f)
+    if value is None:
+        from .jsmath import js_log
+
+        value = _logs[f] = js_log(f)
+    return value
 
 
 def split_sections(markdown: str) -> list[tuple[str, str]]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from mem_core import hookimpl
 from mem_core.clock import DAY_MS, parse_ms
@@ -14,6 +15,8 @@ from mem_core.jsvalues import js_string, truthy
 from mem_core.store import safe_file
 
 HALF_LIFE_DAYS = 30
+_TEXT_KEYS = ("agent", "cli", "model", "task", "outcome")
+
 
 class JournalSource(NoteSource):
     """Journal events, each scored on ``agent cli model task outcome {signals}``
@@ -23,46 +26,91 @@ class JournalSource(NoteSource):
     order = 10
 
     def candidates(self, request: RecallRequest) -> Iterator[Candidate]:
+        keep = _line_filter(request.match_tokens)
         if request.strict:
             safe_file(request.project, JOURNAL)
-            events = read_events(request.project)
+            events = read_events(request.project, keep)
         else:
             try:
-                events = read_events(request.project)
+                events = read_events(request.project, keep)
             except MemError as exc:
                 request.skip(JOURNAL, exc.message)
                 return
+        now_ms = request.now_ms
+        signals_json = _SignalsJSON()
         for event in events:
-            parts = [event.get(k) for k in ("agent", "cli", "model", "task", "outcome")]
-            signals = event.get("signals")
-            parts.append(dumps(signals if truthy(signals) else {}))
-            text = " ".join(js_string(p) for p in parts if truthy(p))
+            parts = [v if v.__class__ is str else _text(v) for v in map(event.get, _TEXT_KEYS)]
+            parts.append(signals_json(event.get("signals")))
+            text = " ".join([p for p in parts if p])
             if truthy(event.get("id")):
                 ref = event["id"]
             else:
                 ref = js_string(event["ts"]) if "ts" in event else "undefined"
             yield Candidate(
                 scored_text=text,
-                fields={
-                    "kind": "event",
-                    "source": "journal.ndjson",
-                    "ref": ref,
-                    "text": text,
-                    "event": event,
-                },
-                weight=_decay(event.get("ts"), request.now_ms),
+                fields={"kind": "event", "source": "journal.ndjson", "ref": ref, "text": text, "event": event},
+                weight=_decay(event.get("ts"), now_ms),
             )
 
 
-def _decay(ts: object, now_ms: float | None) -> float:
+def _line_filter(tokens: list[str] | None) -> Callable[[str], bool] | None:
+    """A test on raw journal lines that refuses only lines whose event text
+    cannot contain a query token, so they need not be parsed.
+
+    Without a backslash in the line, every string in the event text is a
+    literal piece of the line, so a token absent from the lower-cased line is
+    absent from the text. Tokens with digits (numbers are re-formatted:
+    ``1e2`` is shown as ``100``) and ``object`` (a non-string field is shown
+    as ``[object Object]``) disable the test.
+    """
+    if not tokens or any(t == "object" or any(ch.isdigit() for ch in t) for t in tokens):
+        return None
+
+    def keep(line: str) -> bool:
+        if "\\" in line:
+            return True
+        lowered = line.lower()
+        return any(t in lowered for t in tokens)
+
+    return keep
+
+
+def _text(value: Any) -> str:
+    """A non-string field as the reference's ``filter(Boolean).join(" ")`` shows it."""
+    return js_string(value) if value is not None and truthy(value) else ""
+
+
+class _SignalsJSON:
+    """``JSON.stringify(event.signals || {})``, memoised: journals repeat the
+    same few signal sets (``{"ci":"pass"}`` …) thousands of times."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, str] = {}
+
+    def __call__(self, signals: Any) -> str:
+        if not truthy(signals):
+            return "{}"
+        key = repr(signals)  # unambiguous for parsed JSON (True vs 1, 1.0 vs 1)
+        cached = self._seen.get(key)
+        if cached is None:
+            cached = self._seen[key] = dumps(signals)
+        return cached
+
+
+def _decay(ts: object, now_ms: float | None) -> float | Callable[[], float]:
+    """The event's weight: ``0.5 ** (age_days / 30)``, computed only if needed."""
     if now_ms is None:
         return 1.0
-    event_ms = parse_ms(ts)
-    if event_ms is None or not now_ms > event_ms:
-        return 1.0
-    from mem_core.jsmath import js_pow  # bit-identical to V8's Math.pow
 
-    return js_pow(0.5, (now_ms - event_ms) / DAY_MS / HALF_LIFE_DAYS)
+    def weight() -> float:
+        event_ms = parse_ms(ts)
+        if event_ms is None or not now_ms > event_ms:
+            return 1.0
+        from mem_core.jsmath import js_pow  # bit-identical to V8's Math.pow
+
+        return js_pow(0.5, (now_ms - event_ms) / DAY_MS / HALF_LIFE_DAYS)
+
+    return weight
 
 
 @hookimpl

@@ -47,7 +47,7 @@ def test_integral_floats_have_no_fraction() -> None:
 def test_loads_is_json_parse() -> None:
     assert loads(' {"x": 1, "y": [0.60, 1e2, -0]} \n') == {"x": 1.0, "y": [0.6, 100.0, -0.0]}
     assert dumps(loads('{"b":1,"a":2,"b":3}')) == '{"b":3,"a":2}'  # last value wins, first position kept
-    assert isinstance(loads("12345678901234567890"), float)
+    assert dumps(loads("[12345678901234567890, 1.50, -0]")) == "[12345678901234567000,1.5,0]"  # doubles
 
 
 @pytest.mark.parametrize("text", ["NaN", "[Infinity]", "-Infinity", "{'a':1}", "[1,]", "1 2", "", "tru"])
