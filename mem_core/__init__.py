@@ -39,6 +39,20 @@ _LAZY = {
     "RewardSignal": "mem_core.interfaces",
     "OutcomeVerifier": "mem_core.interfaces",
     "MemoryStore": "mem_core.interfaces",
+    "remember": "mem_core.memories",
+    "list_memories": "mem_core.memories",
+    "search_memories": "mem_core.memories",
+    "expiring_memories": "mem_core.memories",
+    "forget": "mem_core.memories",
+    "verify": "mem_core.memories",
+    "context_summary": "mem_core.memories",
+    "memory_history": "mem_core.memories",
+    "Memory": "mem_core.memories",
+    "RememberResult": "mem_core.memories",
+    "MemoriesResult": "mem_core.memories",
+    "ForgetResult": "mem_core.memories",
+    "VerifyResult": "mem_core.memories",
+    "ContextSummary": "mem_core.memories",
 }
 
 __all__ = ["__version__", "hookimpl", "MemError", "ExitCode", *_LAZY]

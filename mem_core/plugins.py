@@ -38,6 +38,8 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "mem_plugins.signal_eval",
     "mem_plugins.signal_accept",
     "mem_plugins.signal_ci",
+    "mem_plugins.sqlite_store",
+    "mem_plugins.memories_source",
 )
 
 ENTRY_POINT_GROUP = "mem.plugins"

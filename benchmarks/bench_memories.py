@@ -1,0 +1,192 @@
+"""Structured-memory benchmark (issue 5): a project store of 100 000 memories.
+
+Reports
+* the time to build it (one transaction through the ``sqlite`` backend),
+* the in-process median of a full-text search, straight on the store
+  (``SqliteStore.search``) and through the API (``search_memories``, which
+  also opens the store and builds the pydantic results) — target: < 20 ms,
+* the whole-process median of ``mem remember`` and ``mem memories --search``
+  (and ``mem recall``) on that store, next to ``python -c pass``.
+
+Usage: ``python benchmarks/bench_memories.py [--memories N] [--runs N]``
+(``benchmarks/run.py`` calls :func:`main` after its own report). Takes about
+a minute on a small machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+NOW = "2026-11-05T12:00:00.000Z"
+TARGET_MS = 20.0
+CATEGORIES = ("identity", "preference", "fact", "project", "skill", "mistake", "context", "note")
+PRIORITIES = ("low", "normal", "normal", "normal", "high", "critical")
+
+
+def vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
+    """Pronounceable pseudo-words; drawn with a Zipf-like skew below."""
+    syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "te", "vo", "zi", "bre", "dra", "fli", "gno", "pla", "stu", "tri"]
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+def build(directory: Path, count: int, rng: random.Random) -> tuple[float, list[str]]:
+    """Create the store with ``count`` memories; returns (seconds, vocabulary)."""
+    from mem_core.memory_records import FIELDS
+    from mem_plugins.sqlite_store import SqliteStore
+
+    words = vocabulary(rng)
+    cumulative = list(itertools.accumulate(1 / (rank + 1) for rank in range(len(words))))
+    started = time.perf_counter()
+    with SqliteStore.open(str(directory), create=True) as store, store.transaction():
+        for n in range(count):
+            text = " ".join(rng.choices(words, cum_weights=cumulative, k=rng.randint(8, 30)))
+            record = {
+                "id": f"mem_{n:016x}",
+                "category": CATEGORIES[n % len(CATEGORIES)],
+                "key": f"memory_{n}",
+                "content": f"{text} ticket{n}",
+                "tags": sorted(set(rng.choices(words[:200], k=rng.randint(0, 4)))),
+                "priority": rng.choice(PRIORITIES),
+                "source": "agent",
+                "verified": n % 3 == 0,
+                "confidence": 0.7,
+                "expires_at": None if n % 10 else "2027-01-01T00:00:00.000Z",
+                "mind_id": "default",
+                "created_at": NOW,
+                "updated_at": NOW,
+            }
+            store.insert({name: record[name] for name in FIELDS}, at=NOW)
+    return time.perf_counter() - started, words
+
+
+def median_ms(call: Callable[[], object], runs: int) -> float:
+    call()  # warm up
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def process_median_ms(args: Sequence[str], runs: int, cwd: Path, env: dict[str, str]) -> float:
+    def run() -> None:
+        subprocess.run(list(args), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+
+    return median_ms(run, runs)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=100_000, help="memories in the store (default 100000)")
+    parser.add_argument("--runs", type=int, default=9, help="timed runs per whole-process measurement")
+    parser.add_argument("--searches", type=int, default=200, help="timed in-process searches per query kind")
+    args = parser.parse_args(list(argv) if argv is not None else [])
+
+    from mem_core.memories import search_memories
+    from mem_core.memory_records import MemoryFilter
+    from mem_core.plugins import Kernel
+    from mem_plugins.sqlite_store import SqliteStore
+
+    rng = random.Random(5)
+    root = Path(tempfile.mkdtemp(prefix="mem-bench-memories-"))
+    try:
+        project = root / "project"
+        store_dir = project / ".bmad" / "memory"
+        seconds, words = build(store_dir, args.memories, rng)
+        size_mb = (store_dir / "memories.sqlite3").stat().st_size / 1e6
+        print(f"structured memories: {args.memories} memories built in {seconds:.1f} s ({size_mb:.0f} MB)")
+
+        where = MemoryFilter(now=NOW, mind_id="default", limit=20)
+        rare = [[f"ticket{rng.randrange(args.memories)}"] for _ in range(args.searches)]
+        common = [rng.sample(words[:50], 2) for _ in range(args.searches)]
+        mid = [[rng.choice(words[200:1000])] for _ in range(args.searches)]
+        rows: list[tuple[str, float]] = []
+        with SqliteStore.open(str(store_dir), create=False) as store:
+            for label, queries in (
+                ("one rare word", rare),
+                ("one mid-frequency word", mid),
+                ("two common words", common),
+            ):
+                it = iter(queries * 2)
+                rows.append(
+                    (
+                        f"store.search, {label}, top 20",
+                        median_ms(lambda it=it: store.search(next(it), where), args.searches),
+                    )
+                )
+                hits = statistics.mean(
+                    len(store.search(q, MemoryFilter(now=NOW, mind_id="default"))) for q in queries[:20]
+                )
+                rows[-1] = (rows[-1][0] + f" (~{hits:.0f} matches)", rows[-1][1])
+        kernel = Kernel()
+        it = iter(mid * 2)
+        rows.append(
+            (
+                "search_memories (API: open, search, models), mid-frequency word, top 20",
+                median_ms(
+                    lambda: search_memories(
+                        " ".join(next(it)), limit=20, directory=str(project), now=NOW, kernel=kernel
+                    ),
+                    args.searches,
+                ),  # fmt: skip
+            )
+        )
+        print(f"in-process full-text search (median of {args.searches}; target < {TARGET_MS:g} ms):")
+        for label, ms in rows:
+            print(f"  {label:<72} {ms:8.2f} ms  {'ok' if ms < TARGET_MS else 'MISSED'}")
+
+        env = dict(os.environ, MEM_NOW=NOW, MEM_USER_DIR=str(root / "user"))
+        script = Path(sys.executable).with_name("mem")
+        mem = [str(script)] if script.exists() else [sys.executable, "-m", "mem_cli"]
+        counter = iter(range(10**9))
+        baseline = process_median_ms([sys.executable, "-c", "pass"], args.runs, project, env)
+        whole = [
+            ("python -c pass", baseline),
+            (
+                "mem remember (new key)",
+                median_ms(
+                    lambda: subprocess.run(
+                        [*mem, "remember", "fact", f"bench_{next(counter)}", "benchmark memory", "--tag", "bench"],
+                        cwd=project,
+                        env=env,
+                        stdout=subprocess.DEVNULL,
+                        check=True,
+                    ),  # fmt: skip
+                    args.runs,
+                ),
+            ),
+            (
+                "mem memories --search <word> --limit 20",
+                process_median_ms([*mem, "memories", "--search", mid[0][0], "--limit", "20"], args.runs, project, env),
+            ),  # fmt: skip
+            ("mem recall <rare word>", process_median_ms([*mem, "recall", rare[0][0]], args.runs, project, env)),
+            (
+                "mem recall <mid-frequency word>",
+                process_median_ms([*mem, "recall", mid[0][0]], args.runs, project, env),
+            ),
+        ]
+        print(f"whole process on the {args.memories}-memory store (median of {args.runs}):")
+        for label, ms in whole:
+            print(f"  {label:<72} {ms:8.1f} ms  {ms / baseline:5.1f}×")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

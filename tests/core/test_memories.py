@@ -1,0 +1,466 @@
+"""The structured-memory API (mem_core.memories): the model's fields and
+defaults, store-or-update by key, history, trust, expiry, validation."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from mem_core import memories as api
+from mem_core.errors import MemError
+from mem_core.memory_records import FIELDS
+from tests.conftest import NOW
+
+DB = Path(".bmad/memory/memories.sqlite3")
+LATER = "2026-11-06T08:30:00.000Z"
+
+
+def yes(action: str, question: str) -> bool:
+    return True
+
+
+def no(action: str, question: str) -> bool:
+    return False
+
+
+def dump(path: Path) -> list[str]:
+    with sqlite3.connect(path) as conn:
+        return list(conn.iterdump())
+
+
+def test_an_agent_memory_gets_the_spec_defaults(project: Path, now: str) -> None:
+    result = api.remember("fact", "office_city", "  Berlin office  ", directory=str(project))
+    data = result.to_json()
+    assert list(data) == ["memory", "created"] and data["created"] is True
+    memory = data["memory"]
+    assert list(memory) == list(FIELDS)
+    assert re.fullmatch(r"mem_[0-9a-f]{16}", memory["id"])
+    assert {k: v for k, v in memory.items() if k != "id"} == {
+        "category": "fact",
+        "key": "office_city",
+        "content": "Berlin office",
+        "tags": [],
+        "priority": "normal",
+        "source": "agent",
+        "verified": False,
+        "confidence": 0.7,
+        "expires_at": None,
+        "mind_id": "default",
+        "created_at": NOW,
+        "updated_at": NOW,
+    }
+    assert (project / DB).is_file()
+
+
+def test_storing_the_same_key_again_updates_and_the_history_keeps_the_old_value(project: Path, now: str) -> None:
+    first = api.remember("project", "synapse_status", "v1.4.0 deployed", priority="high", directory=str(project))
+    second = api.remember(
+        "project", "synapse_status", "v1.5.0 deployed", priority="high", tags=["Synapse"], directory=str(project),
+        now=LATER,
+    )  # fmt: skip
+    assert second.created is False and second.changed is True
+    assert second.memory.id == first.memory.id
+    assert second.memory.content == "v1.5.0 deployed" and second.memory.tags == ["synapse"]
+    assert second.memory.created_at == NOW and second.memory.updated_at == LATER
+    listed = api.list_memories(directory=str(project), now=LATER)
+    assert [m.content for m in listed.memories] == ["v1.5.0 deployed"]
+    history = api.memory_history("project/synapse_status", directory=str(project))
+    assert [(e.action, e.at, e.memory.content) for e in history.entries] == [
+        ("create", NOW, "v1.4.0 deployed"),
+        ("update", LATER, "v1.5.0 deployed"),
+    ]
+
+
+def test_an_update_overwrites_every_value_field(project: Path, now: str) -> None:
+    api.remember("note", "k", "one", tags=["a", "b"], priority="critical", confidence="0.9", expires="2027-01-01",
+                 directory=str(project))  # fmt: skip
+    updated = api.remember("note", "k", "two", directory=str(project)).memory
+    assert (updated.tags, updated.priority, updated.confidence, updated.expires_at) == ([], "normal", 0.7, None)
+
+
+def test_storing_the_same_values_again_writes_nothing(project: Path, now: str) -> None:
+    api.remember("fact", "k", "same", tags=["x"], confidence="0.5", directory=str(project))
+    before = dump(project / DB)
+    again = api.remember("fact", "k", "same", tags=["X"], directory=str(project), now=LATER)
+    assert (again.created, again.changed) == (False, False)
+    assert again.memory.updated_at == NOW and again.memory.confidence == 0.5
+    assert dump(project / DB) == before
+
+
+def test_keys_are_unique_per_mind_and_category(project: Path, now: str) -> None:
+    api.remember("fact", "k", "default mind", directory=str(project))
+    api.remember("fact", "k", "other mind", mind="Michael's Mind", directory=str(project))
+    api.remember("note", "k", "other category", directory=str(project))
+    assert [m.content for m in api.list_memories(directory=str(project)).memories] == [
+        "default mind",
+        "other category",
+    ]
+    other = api.list_memories(mind="Michael's Mind", directory=str(project)).memories
+    assert [(m.content, m.mind_id) for m in other] == [("other mind", "Michael's Mind")]
+
+
+def test_tags_are_lower_cased_split_on_commas_and_de_duplicated(project: Path, now: str) -> None:
+    memory = api.remember("fact", "k", "v", tags=["Docker,SWARM", "docker", " Ops "], directory=str(project)).memory
+    assert memory.tags == ["docker", "swarm", "ops"]
+    assert [m.key for m in api.list_memories(tag="DOCKER", directory=str(project)).memories] == ["k"]
+    with pytest.raises(MemError, match="--tag filters on one tag"):
+        api.list_memories(tag="ops,swarm", directory=str(project))
+
+
+# -- trust ----------------------------------------------------------------------
+
+
+def test_a_memory_stored_as_the_user_is_verified_with_full_confidence(project: Path, now: str) -> None:
+    asked: list[tuple[str, str]] = []
+
+    def confirm(action: str, question: str) -> bool:
+        asked.append((action, question))
+        return True
+
+    memory = api.remember(
+        "identity", "user_name", "Michael", as_user=True, confirm=confirm, directory=str(project)
+    ).memory
+    assert (memory.source, memory.verified, memory.confidence) == ("user", True, 1.0)
+    assert asked == [
+        (
+            "remember",
+            "mem remember: store this memory as said by you, the user (source user, verified)?\n"
+            "  identity/user_name (mind default, project store)\n"
+            "  Michael",
+        )
+    ]
+
+
+def test_storing_as_the_user_without_a_yes_stores_nothing(project: Path, now: str) -> None:
+    with pytest.raises(MemError) as caught:
+        api.remember("identity", "user_name", "Michael", as_user=True, confirm=no, directory=str(project))
+    assert caught.value.message == "Not confirmed; nothing was stored."
+    with pytest.raises(MemError) as caught:
+        api.remember("identity", "user_name", "Michael", as_user=True, confirm=None, directory=str(project))
+    assert caught.value.message == api.NO_TTY["remember"]
+    assert not (project / ".bmad").exists()
+
+
+def test_without_a_terminal_the_default_confirmation_refuses(project: Path, now: str) -> None:
+    """Under pytest stdin and stdout are not terminals: exactly an agent's situation."""
+    with pytest.raises(MemError) as caught:
+        api.remember("identity", "user_name", "Michael", as_user=True, directory=str(project))
+    assert caught.value.message == (
+        "--as-user needs a human: confirm it in an interactive terminal (stdin and stdout must be a TTY); "
+        "nothing was stored."
+    )
+    api.remember("fact", "k", "v", directory=str(project))
+    before = dump(project / DB)
+    with pytest.raises(MemError) as caught:
+        api.verify("fact/k", directory=str(project))
+    assert caught.value.message == (
+        "verify needs a human: confirm it in an interactive terminal (stdin and stdout must be a TTY); "
+        "nothing was changed."
+    )
+    assert dump(project / DB) == before
+
+
+def test_an_agent_update_of_a_verified_memory_makes_it_unverified(project: Path, now: str) -> None:
+    api.remember("preference", "style", "concise", as_user=True, confirm=yes, directory=str(project))
+    same = api.remember("preference", "style", "concise", directory=str(project), now=LATER)
+    assert (same.changed, same.memory.source, same.memory.verified, same.memory.confidence) == (
+        False,
+        "user",
+        True,
+        1.0,
+    )
+    changed = api.remember("preference", "style", "verbose", directory=str(project), now=LATER)
+    assert (changed.memory.source, changed.memory.verified, changed.memory.confidence) == ("agent", False, 0.7)
+    history = api.memory_history("preference/style", directory=str(project)).entries
+    assert [(e.action, e.memory.content, e.memory.verified) for e in history] == [
+        ("create", "concise", True),
+        ("update", "verbose", False),
+    ]
+
+
+def test_verify_marks_verified_after_confirmation_and_keeps_the_rest(project: Path, now: str) -> None:
+    stored = api.remember("fact", "k", "v", confidence="0.4", directory=str(project)).memory
+    asked: list[str] = []
+
+    def confirm(action: str, question: str) -> bool:
+        asked.append(action)
+        return True
+
+    result = api.verify(stored.id, confirm=confirm, directory=str(project), now=LATER)
+    assert result.changed and asked == ["verify"]
+    assert result.memory == stored.model_copy(update={"verified": True})
+    assert result.to_json() == {"memory": {**stored.to_json(), "verified": True}, "changed": True}
+    again = api.verify("fact/k", confirm=confirm, directory=str(project))
+    assert again.changed is False and asked == ["verify"]  # nothing to confirm
+    history = api.memory_history(stored.id, directory=str(project)).entries
+    assert [(e.action, e.at) for e in history] == [("create", NOW), ("verify", LATER)]
+
+
+def test_verify_refuses_when_declined(project: Path, now: str) -> None:
+    api.remember("fact", "k", "v", directory=str(project))
+    before = dump(project / DB)
+    with pytest.raises(MemError) as caught:
+        api.verify("fact/k", confirm=no, directory=str(project))
+    assert caught.value.message == "Not confirmed; nothing was changed."
+    assert dump(project / DB) == before
+
+
+def test_verify_refuses_a_memory_that_changed_while_asking(project: Path, now: str) -> None:
+    api.remember("fact", "k", "v", directory=str(project))
+
+    def meanwhile(action: str, question: str) -> bool:
+        api.remember("fact", "k", "changed by an agent meanwhile", directory=str(project))
+        return True
+
+    with pytest.raises(MemError) as caught:
+        api.verify("fact/k", confirm=meanwhile, directory=str(project))
+    assert caught.value.message == "The memory changed while waiting for confirmation; nothing was changed."
+    assert api.list_memories(directory=str(project)).memories[0].verified is False
+
+
+def test_no_argument_can_set_verified() -> None:
+    import inspect
+
+    for function in (api.remember, api.forget, api.verify, api.context_summary):
+        assert "verified" not in inspect.signature(function).parameters
+    with pytest.raises(TypeError):
+        api.remember("fact", "k", "v", verified=True)  # type: ignore[call-arg]
+
+
+# -- forget -----------------------------------------------------------------------
+
+
+def test_forget_by_reference_or_id_keeps_a_tombstone(project: Path, now: str) -> None:
+    a = api.remember("fact", "a", "first", directory=str(project)).memory
+    b = api.remember("fact", "b", "second", directory=str(project)).memory
+    assert api.forget("fact/a", directory=str(project), now=LATER).to_json() == {"forgotten": a.to_json()}
+    assert api.forget(b.id, directory=str(project)).memory == b
+    assert api.list_memories(directory=str(project), include_expired=True).memories == []
+    assert [e.action for e in api.memory_history(a.id, directory=str(project)).entries] == ["create", "delete"]
+    renewed = api.remember("fact", "a", "first", directory=str(project)).memory
+    assert renewed.id != a.id
+
+
+@pytest.mark.parametrize(
+    ("ref", "message"),
+    [
+        ("fact/missing", "No memory fact/missing in mind default of the project store."),
+        ("mem_0123456789abcdef", "No memory mem_0123456789abcdef in the project store."),
+        ("nonsense", "a memory is named by its id (mem_…) or <category>/<key> (got 'nonsense')"),
+        ("mem_XYZ", "a memory is named by its id (mem_…) or <category>/<key> (got 'mem_XYZ')"),
+        ("facts/k", "category must be one of identity, preference, fact, project, skill, mistake, context, note (got 'facts')"),
+        ("fact/Key", "key must be snake_case: 1-128 characters of a-z, 0-9 and _ (got 'Key')"),
+    ],
+)  # fmt: skip
+def test_forget_and_verify_name_what_they_cannot_find(project: Path, now: str, ref: str, message: str) -> None:
+    for operation in (api.forget, api.verify):
+        with pytest.raises(MemError) as caught:
+            operation(ref, directory=str(project))
+        assert caught.value.message == message
+    assert not (project / ".bmad").exists()
+    api.remember("fact", "other", "v", directory=str(project))
+    before = dump(project / DB)
+    for operation in (api.forget, api.verify):
+        with pytest.raises(MemError) as caught:
+            operation(ref, directory=str(project))
+        assert caught.value.message == message
+    assert dump(project / DB) == before
+
+
+# -- expiry -------------------------------------------------------------------------
+
+
+def test_an_expired_memory_is_hidden_but_kept(project: Path) -> None:
+    api.remember("context", "meeting_topic", "Discussing Q3 roadmap", expires="2026-11-05T12:00:00Z",
+                 directory=str(project), now="2026-11-04T00:00:00.000Z")  # fmt: skip
+    api.remember("fact", "office_city", "Berlin", directory=str(project), now="2026-11-04T00:00:00.000Z")
+    before = api.list_memories(directory=str(project), now="2026-11-05T11:59:59.999Z")
+    assert [m.key for m in before.memories] == ["meeting_topic", "office_city"]
+    after = api.list_memories(directory=str(project), now=NOW)
+    assert [m.key for m in after.memories] == ["office_city"]
+    assert [m.key for m in api.list_memories(include_expired=True, directory=str(project), now=NOW).memories] == [
+        "meeting_topic",
+        "office_city",
+    ]
+    assert [m.key for m in api.expiring_memories("1d", directory=str(project), now=NOW).memories] == ["meeting_topic"]
+    summary = api.context_summary(directory=str(project), now=NOW)
+    assert (summary.total, [m.key for m in summary.memories]) == (1, ["office_city"])
+    assert api.search_memories("roadmap", directory=str(project), now=NOW).memories == []
+    found = api.search_memories("roadmap", include_expired=True, directory=str(project), now=NOW).memories
+    assert [m.key for m in found] == ["meeting_topic"]
+
+
+def test_expiring_lists_what_expires_within_the_window_soonest_first(project: Path, now: str) -> None:
+    for key, expires in [("in_8d", "8d"), ("in_1h", "1h"), ("never", None), ("in_7d", "7d"), ("in_30m", "30m")]:
+        api.remember("context", key, key, expires=expires, directory=str(project))
+    keys = lambda window: [m.key for m in api.expiring_memories(window, directory=str(project)).memories]  # noqa: E731
+    assert keys("7d") == ["in_30m", "in_1h", "in_7d"]
+    assert keys("1h") == ["in_30m", "in_1h"]
+    assert keys("59m") == ["in_30m"]
+    assert keys("2w") == ["in_30m", "in_1h", "in_7d", "in_8d"]
+
+
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        ("7d", "2026-11-12T12:00:00.000Z"),
+        ("12h", "2026-11-06T00:00:00.000Z"),
+        ("30m", "2026-11-05T12:30:00.000Z"),
+        ("45s", "2026-11-05T12:00:45.000Z"),
+        ("2w", "2026-11-19T12:00:00.000Z"),
+        ("2026-12-31", "2026-12-31T00:00:00.000Z"),
+        ("2026-12-31T18:00Z", "2026-12-31T18:00:00.000Z"),
+        ("2026-12-31T18:00:00.5+02:00", "2026-12-31T16:00:00.500Z"),
+        ("2026-06-28T00:00:00Z", "2026-06-28T00:00:00.000Z"),
+    ],
+)
+def test_expires_takes_a_timestamp_or_a_duration(project: Path, now: str, given: str, stored: str) -> None:
+    assert api.remember("context", "k", "v", expires=given, directory=str(project)).memory.expires_at == stored
+
+
+def test_parse_duration() -> None:
+    assert [api.parse_duration(d) for d in ("1s", "30m", "12h", "7d", "1w")] == [
+        1000, 1_800_000, 43_200_000, 604_800_000, 604_800_000,
+    ]  # fmt: skip
+    for bad in ("", "7", "d", "0d", "-1d", "7D", "1.5h", "7 d", " 7d", "7days", "1d12h", "99999999999d"):
+        with pytest.raises(MemError):
+            api.parse_duration(bad)
+
+
+# -- validation: exact messages, nothing written ------------------------------------------
+
+INVALID = [
+    (("bogus", "k", "v", {}), "category must be one of identity, preference, fact, project, skill, mistake, context, note (got 'bogus')"),
+    (("Fact", "k", "v", {}), "category must be one of identity, preference, fact, project, skill, mistake, context, note (got 'Fact')"),
+    (("fact", "Office", "v", {}), "key must be snake_case: 1-128 characters of a-z, 0-9 and _ (got 'Office')"),
+    (("fact", "office-city", "v", {}), "key must be snake_case: 1-128 characters of a-z, 0-9 and _ (got 'office-city')"),
+    (("fact", "", "v", {}), "key must be snake_case: 1-128 characters of a-z, 0-9 and _ (got '')"),
+    (("fact", "k" * 129, "v", {}), "key must be snake_case: 1-128 characters of a-z, 0-9 and _ (got '" + "k" * 39 + "…')"),
+    (("fact", "k", "", {}), "content must be non-empty text"),
+    (("fact", "k", " \n\t ", {}), "content must be non-empty text"),
+    (("fact", "k", "é" * 8193, {}), "content must be at most 16384 bytes of UTF-8 (got 16386)"),
+    (("fact", "k", "v", {"priority": "urgent"}), "priority must be one of low, normal, high, critical (got 'urgent')"),
+    (("fact", "k", "v", {"priority": "HIGH"}), "priority must be one of low, normal, high, critical (got 'HIGH')"),
+    (("fact", "k", "v", {"confidence": "1.5"}), "confidence must be a number from 0 to 1 (got '1.5')"),
+    (("fact", "k", "v", {"confidence": "-0.1"}), "confidence must be a number from 0 to 1 (got '-0.1')"),
+    (("fact", "k", "v", {"confidence": "high"}), "confidence must be a number from 0 to 1 (got 'high')"),
+    (("fact", "k", "v", {"confidence": "nan"}), "confidence must be a number from 0 to 1 (got 'nan')"),
+    (("fact", "k", "v", {"expires": "7x"}), "--expires must be an ISO-8601 date or time (2026-12-31, 2026-12-31T18:00:00Z) or a duration like 7d, 12h or 30m (got '7x')"),
+    (("fact", "k", "v", {"expires": "2026-02-30"}), "--expires must be an ISO-8601 date or time (2026-12-31, 2026-12-31T18:00:00Z) or a duration like 7d, 12h or 30m (got '2026-02-30')"),
+    (("fact", "k", "v", {"expires": "2026-12-31T18:00:00"}), "--expires must be an ISO-8601 date or time (2026-12-31, 2026-12-31T18:00:00Z) or a duration like 7d, 12h or 30m (got '2026-12-31T18:00:00')"),
+    (("fact", "k", "v", {"expires": "9999999999w"}), "--expires must fall between 1970-01-01 and 9999-12-31"),
+    (("fact", "k", "v", {"tags": ["t" * 65]}), "tag must be at most 64 characters (got 65: '" + "t" * 39 + "…')"),
+    (("fact", "k", "v", {"tags": ["two words"]}), "tag must have a letter or digit and no spaces or commas (got 'two words')"),
+    (("fact", "k", "v", {"tags": ["ok,"]}), "tag must have a letter or digit and no spaces or commas (got '')"),
+    (("fact", "k", "v", {"tags": ["--"]}), "tag must have a letter or digit and no spaces or commas (got '--')"),
+    (("fact", "k", "v", {"tags": [f"t{i}" for i in range(33)]}), "a memory has at most 32 tags (got 33)"),
+    (("fact", "k", "v", {"mind": " padded"}), "mind must be 1-64 characters without control characters or surrounding spaces (got ' padded')"),
+    (("fact", "k", "v", {"mind": ""}), "mind must be 1-64 characters without control characters or surrounding spaces (got '')"),
+    (("fact", "k", "v", {"mind": "a\nb"}), "mind must be 1-64 characters without control characters or surrounding spaces (got 'a b')"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("args", "message"), INVALID)
+def test_invalid_input_is_refused_with_its_message_and_changes_nothing(
+    project: Path, now: str, args: tuple, message: str
+) -> None:
+    api.remember("fact", "k", "the original", directory=str(project))
+    before = dump(project / DB)
+    *positional, options = args
+    with pytest.raises(MemError) as caught:
+        api.remember(*positional, directory=str(project), **options)
+    assert caught.value.message == message
+    assert dump(project / DB) == before
+
+
+def test_invalid_input_creates_no_store(project: Path, now: str) -> None:
+    with pytest.raises(MemError):
+        api.remember("fact", "k", "v", confidence="2", directory=str(project))
+    assert list(project.iterdir()) == []
+
+
+def test_a_boundary_content_and_tag_are_accepted(project: Path, now: str) -> None:
+    memory = api.remember("fact", "k" * 128, "é" * 8192, tags=["t" * 64, "c++", "v1.5.0"], confidence="0",
+                          directory=str(project)).memory  # fmt: skip
+    assert len(memory.key) == 128 and memory.confidence == 0.0 and memory.tags == ["t" * 64, "c++", "v1.5.0"]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"search": " !!! "}, "--search needs at least one word of letters or digits (got ' !!! ')"),
+        ({"expiring": "soon"}, "--expiring must be a duration like 7d, 12h or 30m (got 'soon')"),
+        ({"category": "facts"}, "category must be one of identity, preference, fact, project, skill, mistake, context, note (got 'facts')"),
+        ({"source": "human"}, "source must be user or agent (got 'human')"),
+        ({"priority": "top"}, "priority must be one of low, normal, high, critical (got 'top')"),
+        ({"limit": "-1"}, "--limit must be a non-negative integer"),
+    ],
+)  # fmt: skip
+def test_invalid_listing_options(project: Path, now: str, options: dict, message: str) -> None:
+    with pytest.raises(MemError) as caught:
+        api.list_memories(directory=str(project), **options)
+    assert caught.value.message == message
+
+
+def test_an_unknown_backend_is_named(project: Path, now: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEM_STORE", "postgres")
+    with pytest.raises(MemError) as caught:
+        api.remember("fact", "k", "v", directory=str(project))
+    assert caught.value.message == "unknown memory store 'postgres' (set MEM_STORE to one of: sqlite)"
+
+
+# -- stores ---------------------------------------------------------------------------
+
+
+def test_the_user_store_lives_in_the_user_directory(project: Path, now: str, tmp_path: Path) -> None:
+    result = api.remember("identity", "user_name", "Michael", user=True, directory=str(project))
+    assert result.store == "user"
+    assert (tmp_path / "user-store" / "memories.sqlite3").is_file()
+    assert not (project / ".bmad").exists()
+    assert [m.key for m in api.list_memories(user=True).memories] == ["user_name"]
+    assert api.list_memories(directory=str(project)).memories == []
+
+
+def test_the_user_directory_defaults_to_platformdirs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from platformdirs import user_data_dir
+
+    from mem_core.memory_records import user_store_dir
+
+    monkeypatch.delenv("MEM_USER_DIR")
+    assert user_store_dir() == user_data_dir("mem", appauthor=False)
+
+
+def test_reading_a_project_without_a_store_creates_nothing(project: Path, now: str) -> None:
+    assert api.list_memories(directory=str(project)).to_json() == {"count": 0, "memories": []}
+    assert (
+        api.context_summary(directory=str(project)).text
+        == "Mind: default\nMemories: 0 total (0 verified, 0 unverified)"
+    )
+    assert list(project.iterdir()) == []
+
+
+def test_search_finds_words_of_keys_content_and_tags_within_a_tag(project: Path, now: str) -> None:
+    api.remember("project", "swarm_setup", "Docker swarm on three nodes", tags=["docker"], directory=str(project))
+    api.remember("note", "k8s", "Maybe leave swarm for kubernetes", tags=["k8s"], directory=str(project))
+    api.remember("fact", "user_name", "Michael Schäfer", directory=str(project))
+    assert [m.key for m in api.search_memories("swarm", directory=str(project)).memories] == ["swarm_setup", "k8s"]
+    assert [m.key for m in api.search_memories("swarm", tag="k8s", directory=str(project)).memories] == ["k8s"]
+    assert [m.key for m in api.search_memories("name schafer", directory=str(project)).memories] == ["user_name"]
+    assert [m.key for m in api.search_memories("DOCKER nodes", directory=str(project)).memories] == ["swarm_setup"]
+
+
+def test_memory_model_is_strict() -> None:
+    good = {
+        "id": "mem_00", "category": "fact", "key": "k", "content": "v", "tags": [], "priority": "normal",
+        "source": "agent", "verified": False, "confidence": 0.7, "expires_at": None, "mind_id": "default",
+        "created_at": NOW, "updated_at": NOW,
+    }  # fmt: skip
+    assert api.Memory.model_validate(good).to_json() == good
+    from pydantic import ValidationError
+
+    for bad in ({"category": "x"}, {"verified": 1}, {"confidence": 2.0}, {"key": "A"}, {"extra": 1}, {"id": "m_1"}):
+        with pytest.raises(ValidationError):
+            api.Memory.model_validate({**good, **bad})

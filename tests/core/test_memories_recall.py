@@ -1,0 +1,189 @@
+"""Structured memories in ``mem recall``: one more note source, scored by the
+same ranker, expired ones left out, unverified ones marked — and nothing
+changes, not one byte, where there are no structured memories."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mem_core import memories as api
+from mem_core.errors import MemError
+from mem_core.interfaces import RecallRequest
+from mem_core.memory_records import recall_text
+from mem_core.text import lexical_score, query_tokens
+from mem_plugins import memories_source
+from mem_plugins.memories_source import StructuredMemories
+from tests.conftest import NOW, TEST_PLUGINS
+
+WITHOUT = {"MEM_DISABLE_PLUGINS": f"{TEST_PLUGINS},memories_source,sqlite_store"}
+QUERIES = ["cache", "rate limit auth", "queue", "zero values cache-values", "nothing-matches-this"]
+
+
+def yes(action: str, question: str) -> bool:
+    return True
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_without_structured_memories_recall_is_byte_identical(
+    mem, bmad_project: Path, now: str, json_flag: list[str]
+) -> None:
+    for query in QUERIES:
+        before = mem("recall", *query.split(), "-d", str(bmad_project), *json_flag, env=WITHOUT)
+        after = mem("recall", *query.split(), "-d", str(bmad_project), *json_flag)
+        assert before.code == after.code == 0
+        assert (after.out_bytes, after.err_bytes) == (before.out_bytes, before.err_bytes)
+
+
+def test_an_empty_store_changes_nothing_either(mem, bmad_project: Path, now: str) -> None:
+    api.remember("fact", "k", "cache", directory=str(bmad_project))
+    api.forget("fact/k", directory=str(bmad_project))
+    api.remember("fact", "k", "cache expired", expires="2026-01-01", directory=str(bmad_project))
+    for query in QUERIES:
+        before = mem("recall", *query.split(), "-d", str(bmad_project), "--json", env=WITHOUT)
+        after = mem("recall", *query.split(), "-d", str(bmad_project), "--json")
+        assert after.out_bytes == before.out_bytes
+
+
+def test_recall_without_a_store_imports_no_database_driver(project: Path) -> None:
+    code = (
+        "import sys\n"
+        "from mem_cli.main import main\n"
+        f"main(['recall', 'anything', '-d', {str(project)!r}])\n"
+        "print(sorted(m for m in ('sqlite3', 'pydantic', 'platformdirs') if m in sys.modules), file=sys.stderr)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MEM_USER_DIR"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert proc.stderr.splitlines()[-1] == "[]"
+
+
+def test_a_memory_is_a_result_with_its_documented_keys(mem, project: Path, now: str) -> None:
+    memory = api.remember("project", "synapse_status", "v1.5.0 deployed on vps1", tags=["synapse", "deployment"],
+                          priority="high", directory=str(project)).memory  # fmt: skip
+    run = mem("recall", "synapse", "deployed", "-d", str(project), "--json")
+    results = json.loads(run.out)["results"]
+    record = memory.to_json()
+    score = lexical_score(query_tokens("synapse deployed"), recall_text(record))
+    assert results == [
+        {
+            "score": score,
+            "kind": "memory",
+            "source": "memories",
+            "ref": "project/synapse_status",
+            "text": "[unverified] v1.5.0 deployed on vps1",
+            "verified": False,
+            "memory": record,
+        }
+    ]
+    text = mem("recall", "synapse", "deployed", "-d", str(project))
+    assert text.out == (
+        'mem recall: 1 match(es) for "synapse deployed" (scope: project)\n'
+        f"  1. [{score:.3f}] memory memories § project/synapse_status\n"
+        "     [unverified] v1.5.0 deployed on vps1\n"
+    )
+
+
+def test_a_verified_memory_is_not_marked(mem, project: Path, now: str) -> None:
+    api.remember("preference", "style", "concise answers", as_user=True, confirm=yes, directory=str(project))
+    result = json.loads(mem("recall", "concise", "-d", str(project), "--json").out)["results"][0]
+    assert (result["text"], result["verified"]) == ("concise answers", True)
+
+
+def test_memories_and_notes_share_one_ranking_and_notes_win_ties(mem, project: Path, now: str) -> None:
+    notes = project / ".bmad" / "memory"
+    notes.mkdir(parents=True)
+    (notes / "lessons.md").write_text("### cache\nzeta\n\n### long\ncache " + "word " * 30 + "\n")
+    api.remember("fact", "cache", "zeta", directory=str(project))  # scored on "cache\nzeta": the note's tokens
+    api.remember("note", "c", "cache", directory=str(project))  # one token: the best score
+    results = json.loads(mem("recall", "cache", "-d", str(project), "--json").out)["results"]
+    assert [(r["kind"], r["ref"]) for r in results] == [
+        ("memory", "note/c"),
+        ("note", "cache"),
+        ("memory", "fact/cache"),
+        ("note", "long"),
+    ]
+    assert results[1]["score"] == results[2]["score"]
+    assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+
+
+def test_expired_memories_are_not_recalled(mem, project: Path) -> None:
+    api.remember("context", "meeting_topic", "Discussing Q3 roadmap", expires="2026-11-05T12:00:00Z",
+                 directory=str(project), now="2026-11-01T00:00:00.000Z")  # fmt: skip
+    before = mem("recall", "roadmap", "-d", str(project), "--json", env={"MEM_NOW": "2026-11-05T11:59:59.999Z"})
+    assert json.loads(before.out)["count"] == 1
+    after = mem("recall", "roadmap", "-d", str(project), "--json", env={"MEM_NOW": NOW})
+    assert json.loads(after.out)["count"] == 0
+    listed = api.list_memories(include_expired=True, directory=str(project), now=NOW)
+    assert [m.key for m in listed.memories] == ["meeting_topic"]
+
+
+def test_recall_reads_the_project_store_only(mem, project: Path, now: str) -> None:
+    """The user-level store reaches agents through ``mem context --user``:
+    finding it would cost recall the import of platformdirs."""
+    api.remember("preference", "editor", "Uses helix as editor", user=True)
+    api.remember("fact", "editor_config", "The editor config lives in dotfiles", directory=str(project))
+    results = json.loads(mem("recall", "editor", "-d", str(project), "--json").out)["results"]
+    assert [r["ref"] for r in results] == ["fact/editor_config"]
+
+
+def test_recall_does_not_import_platformdirs_even_without_mem_user_dir(project: Path, now: str) -> None:
+    api.remember("fact", "k", "some words", directory=str(project))
+    code = (
+        "import sys\n"
+        "from mem_cli.main import main\n"
+        f"main(['recall', 'words', '-d', {str(project)!r}])\n"
+        "print(sorted(m for m in ('sqlite3', 'pydantic', 'platformdirs') if m in sys.modules), file=sys.stderr)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MEM_USER_DIR"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert "fact/k" in proc.stdout
+    assert proc.stderr.splitlines()[-1] == "['sqlite3']"
+
+
+@pytest.mark.parametrize("ranking_names", [("lexical",), ()])
+def test_preselection_by_recall_terms_changes_no_result(
+    mem, project: Path, now: str, monkeypatch: pytest.MonkeyPatch, ranking_names: tuple[str, ...]
+) -> None:
+    """The store may leave out memories that cannot score; with the
+    preselection on or off, recall is the same."""
+    contents = [
+        ("fact", "cache_values", "CACHE-values are zero", ["cache"]),
+        ("note", "naive_cafe", "naïve café crème, déjà vu", ["français"]),
+        ("skill", "python_level", "Advanced Python_3 for 10+ years", ["python"]),
+        ("mistake", "mistake_npm_version", "NPM version not bumped; CI failed", ["npm", "ci"]),
+        ("context", "mixed", "日本xcafé and tokyo-based", []),
+        ("note", "dashes", "-- double dash and x-ray", []),
+    ]
+    for category, key, content, tags in contents:
+        api.remember(category, key, content, tags=tags, directory=str(project))
+    queries = ["cache", "cache-values", "values", "naïve", "CAFÉ", "xcafé", "python_3", "python", "level", "npm ci",
+               "x-ray", "tokyo-based", "mistake", "version bumped", "zzz"]  # fmt: skip
+    expected = {q: mem("recall", q, "-d", str(project), "--json").out for q in queries}
+    monkeypatch.setattr(memories_source, "PRESELECTING_RANKINGS", ranking_names)
+    assert {q: mem("recall", q, "-d", str(project), "--json").out for q in queries} == expected
+    assert sum(json.loads(out)["count"] for out in expected.values()) >= 14
+
+
+def test_a_damaged_store_is_skipped_and_reported_in_lexical_recall(mem, project: Path, now: str) -> None:
+    store = project / ".bmad" / "memory"
+    store.mkdir(parents=True)
+    (store / "memories.sqlite3").write_bytes(b"this is not a database" * 50)
+    (store / "lessons.md").write_text("### cache\nkeep it\n")
+    run = mem("recall", "cache", "-d", str(project))
+    assert run.code == 0
+    message = (
+        f"Memory store {store / 'memories.sqlite3'} is not a SQLite database or is damaged; inspect it before using it."
+    )
+    assert run.err == f"mem recall: skipped .bmad/memory: {message}\n"
+    assert "note lessons.md § cache" in run.out
+    data = json.loads(mem("recall", "cache", "-d", str(project), "--json").out)
+    assert data["skipped"] == [{"path": ".bmad/memory", "reason": message}]
+    request = RecallRequest(str(project), "cache", ["cache"], strict=True, now=NOW)
+    with pytest.raises(MemError) as caught:
+        list(StructuredMemories().candidates(request))
+    assert caught.value.message == message

@@ -1,0 +1,191 @@
+"""A pure-Python ``MemoryStore``: the contract's second backend.
+
+It keeps each store in process memory, keyed by directory, and exists to show
+that ``test_store_contract.py`` is backend-agnostic (and what a backend must
+do): isolated, exclusive transactions; an append-only history; search with
+whole-word, case- and accent-insensitive matching ranked by a BM25 score;
+``recall_candidates`` returning a superset (all unexpired memories), which the
+contract allows.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+import threading
+import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+from mem_core.errors import MemError
+from mem_core.interfaces import MemoryStore
+from mem_core.memory_records import MemoryFilter, sort_records
+
+_WORD = re.compile(r"[^\W_]+")
+#: key and tags weigh twice as much as content, as in the sqlite backend
+_WEIGHTS = {"key": 2.0, "content": 1.0, "tags": 2.0}
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(_fold(text))
+
+
+class _State:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.memories: dict[str, dict[str, Any]] = {}
+        self.history: list[dict[str, Any]] = []
+
+
+class DictStore(MemoryStore):
+    """Memories in a dict, one per directory, shared by every connection."""
+
+    name = "dict"
+    help = "in-process dict (tests only)"
+    _stores: ClassVar[dict[str, _State]] = {}
+    _guard = threading.Lock()
+
+    def __init__(self, directory: str, state: _State) -> None:
+        self._directory = directory
+        self._state: _State | None = state
+        self._work: _State | None = None  # the transaction's copy
+
+    @classmethod
+    def exists(cls, directory: str) -> bool:
+        return directory in cls._stores
+
+    @classmethod
+    def open(cls, directory: str, *, create: bool) -> DictStore:
+        with cls._guard:
+            if directory not in cls._stores:
+                if not create:
+                    raise MemError(f"No memory store at dict:{directory}.")
+                cls._stores[directory] = _State()
+            return cls(directory, cls._stores[directory])
+
+    @property
+    def location(self) -> str:
+        return f"dict:{self._directory}"
+
+    def close(self) -> None:
+        self._state = None
+
+    def _view(self) -> _State:
+        if self._state is None:
+            raise RuntimeError("the memory store is closed")
+        return self._work or self._state
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        state = self._view()
+        if self._work is not None:
+            raise RuntimeError("a memory store transaction is already open")
+        with state.lock:
+            work = _State()
+            work.memories = copy.deepcopy(state.memories)
+            work.history = list(state.history)
+            self._work = work
+            try:
+                yield
+            finally:
+                self._work = None
+            state.memories, state.history = work.memories, work.history  # commit
+
+    def _writing(self) -> _State:
+        if self._work is None:
+            raise RuntimeError("memory store writes must happen inside store.transaction()")
+        return self._work
+
+    def get(self, memory_id: str) -> dict[str, Any] | None:
+        found = self._view().memories.get(memory_id)
+        return copy.deepcopy(found) if found else None
+
+    def get_by_key(self, mind_id: str, category: str, key: str) -> dict[str, Any] | None:
+        for record in self._view().memories.values():
+            if (record["mind_id"], record["category"], record["key"]) == (mind_id, category, key):
+                return copy.deepcopy(record)
+        return None
+
+    def id_known(self, memory_id: str) -> bool:
+        view = self._view()
+        return memory_id in view.memories or any(e["memory_id"] == memory_id for e in view.history)
+
+    def _log(self, work: _State, record: dict[str, Any], action: str, at: str) -> None:
+        work.history.append(
+            {"seq": len(work.history) + 1, "memory_id": record["id"], "action": action, "at": at,
+             "memory": copy.deepcopy(record)}
+        )  # fmt: skip
+
+    def insert(self, record: dict[str, Any], *, at: str) -> None:
+        work = self._writing()
+        if record["id"] in work.memories or self.get_by_key(record["mind_id"], record["category"], record["key"]):
+            raise MemError(f"Memory store {self.location}: the memory already exists.")
+        work.memories[record["id"]] = copy.deepcopy(record)
+        self._log(work, record, "create", at)
+
+    def update(self, record: dict[str, Any], *, action: str, at: str) -> None:
+        work = self._writing()
+        old = work.memories.get(record["id"])
+        if old is None or any(old[k] != record[k] for k in ("mind_id", "category", "key")):
+            raise MemError(f"No memory {record['id']} to update.")
+        work.memories[record["id"]] = copy.deepcopy(record)
+        self._log(work, record, action, at)
+
+    def delete(self, memory_id: str, *, at: str) -> None:
+        work = self._writing()
+        record = work.memories.pop(memory_id, None)
+        if record is None:
+            raise MemError(f"No memory {memory_id} to delete.")
+        self._log(work, record, "delete", at)
+
+    def history(self, memory_id: str) -> list[dict[str, Any]]:
+        return [copy.deepcopy(e) for e in self._view().history if e["memory_id"] == memory_id]
+
+    def _kept(self, where: MemoryFilter) -> list[dict[str, Any]]:
+        return sort_records([copy.deepcopy(r) for r in self._view().memories.values() if where.keeps(r)])
+
+    def query(self, where: MemoryFilter) -> list[dict[str, Any]]:
+        kept = self._kept(where)
+        if where.expires_before is not None:
+            kept.sort(key=lambda r: r["expires_at"])
+        return kept if where.limit is None else kept[: where.limit]
+
+    def search(self, words: list[str], where: MemoryFilter) -> list[dict[str, Any]]:
+        wanted = [w for word in words for w in _words(word)]
+        if not wanted:
+            return []
+        every = list(self._view().memories.values())
+        columns = [
+            {"key": _words(r["key"]), "content": _words(r["content"]), "tags": _words(" ".join(r["tags"]))}
+            for r in every
+        ]
+        average = {c: sum(len(doc[c]) for doc in columns) / max(len(columns), 1) or 1.0 for c in _WEIGHTS}
+
+        def score(doc: dict[str, list[str]]) -> float | None:
+            total = 0.0
+            for word in wanted:
+                if not any(word in doc[c] for c in _WEIGHTS):
+                    return None
+                having = sum(1 for d in columns if any(word in d[c] for c in _WEIGHTS))
+                idf = math.log((len(columns) - having + 0.5) / (having + 0.5) + 1)
+                for column, weight in _WEIGHTS.items():
+                    tf = doc[column].count(word)
+                    norm = 1.2 * (0.25 + 0.75 * len(doc[column]) / average[column])
+                    total += weight * idf * tf * 2.2 / (tf + norm)
+            return total
+
+        scored = [(score(doc), r) for doc, r in zip(columns, every, strict=True) if where.keeps(r)]
+        hits = sort_records([copy.deepcopy(r) for s, r in scored if s is not None])
+        by_id = {r["id"]: s for s, r in scored}
+        hits.sort(key=lambda r: -by_id[r["id"]])  # stable: ties keep the query order
+        return hits if where.limit is None else hits[: where.limit]
+
+    def recall_candidates(self, tokens: list[str] | None, *, now: str) -> list[dict[str, Any]]:
+        return self._kept(MemoryFilter(now=now))  # a superset: the ranker filters

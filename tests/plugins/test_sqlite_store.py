@@ -1,0 +1,150 @@
+"""What the ``sqlite`` backend promises beyond the contract: one WAL file, FTS
+indexes in step, versioned migrations, an append-only history, safe paths."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mem_core.errors import MemError
+from mem_core.memory_records import MemoryFilter, recall_terms
+from mem_core.store import SYMLINK
+from mem_plugins.sqlite_store import FILE, MIGRATIONS, SCHEMA_VERSION, SqliteStore
+from tests.plugins.test_store_contract import NOW, insert, record
+
+
+def dump(path: Path) -> list[str]:
+    """Every table's rows as SQL (what changed, not how SQLite laid out pages)."""
+    with sqlite3.connect(path) as conn:
+        return list(conn.iterdump())
+
+
+@pytest.fixture
+def directory(tmp_path: Path) -> Path:
+    return tmp_path / "store"
+
+
+def test_one_file_in_wal_mode(directory: Path) -> None:
+    with SqliteStore.open(str(directory), create=True) as store:
+        assert store.location == str(directory / FILE)
+        insert(store, record())
+    assert sorted(os.listdir(directory)) == [FILE]  # the WAL is checkpointed away on close
+    conn = sqlite3.connect(directory / FILE)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == len(MIGRATIONS) == 2
+    conn.close()
+
+
+def test_importing_the_plugin_does_not_import_sqlite3() -> None:
+    code = "import sys, mem_plugins.sqlite_store, mem_plugins.memories_source; print('sqlite3' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "False\n"
+
+
+def test_both_indexes_stay_in_step_with_the_table(directory: Path) -> None:
+    with SqliteStore.open(str(directory), create=True) as store:
+        records = [record(content=f"alpha beta {i} café-crème", tags=["t", f"x{i}"], key=f"key_{i}") for i in range(30)]
+        insert(store, *records)
+        with store.transaction():
+            for r in records[:10]:
+                store.update({**r, "content": "gamma delta", "tags": ["changed"]}, action="update", at=NOW)
+            for r in records[10:20]:
+                store.delete(r["id"], at=NOW)
+            for r in records[20:25]:
+                store.update({**r, "verified": True}, action="verify", at=NOW)
+    conn = sqlite3.connect(directory / FILE)
+    conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')")  # raises if out of step
+    conn.execute("INSERT INTO memory_terms (memory_terms) VALUES ('integrity-check')")
+    with SqliteStore.open(str(directory), create=False) as store:
+        live = store.query(MemoryFilter(now=NOW))
+    assert len(live) == 20
+    terms = dict(conn.execute("SELECT rowid, terms FROM memory_terms").fetchall())
+    rows = dict(conn.execute("SELECT id, n FROM memories").fetchall())
+    assert len(terms) == 20
+    for r in live:
+        assert terms[rows[r["id"]]] == " ".join(recall_terms(r))
+    tags = conn.execute("SELECT count(*) FROM memory_tags").fetchone()[0]
+    assert tags == sum(len(r["tags"]) for r in live)
+    conn.close()
+
+
+def test_an_old_schema_is_migrated_in_order_and_backfilled(directory: Path) -> None:
+    directory.mkdir()
+    conn = sqlite3.connect(directory / FILE, isolation_level=None)
+    MIGRATIONS[0](conn)
+    conn.execute("PRAGMA user_version = 1")
+    old = record(key="user_name", content="Michael Schäfer")
+    conn.execute(
+        "INSERT INTO memories (id, category, key, content, tags, priority, source, verified, confidence, "
+        "expires_at, mind_id, created_at, updated_at) VALUES (?, 'fact', 'user_name', ?, '[]', 'normal', "
+        "'agent', 0, 0.7, NULL, 'default', ?, ?)",
+        (old["id"], old["content"], NOW, NOW),
+    )
+    conn.close()
+    with SqliteStore.open(str(directory), create=False) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.get(old["id"]) == old
+        assert store.recall_candidates(["schäfer"], now=NOW) == [old]
+        assert store.recall_candidates(["user_name"], now=NOW) == [old]
+
+
+def test_a_newer_schema_is_refused_and_left_alone(directory: Path) -> None:
+    with SqliteStore.open(str(directory), create=True) as store:
+        insert(store, record())
+    conn = sqlite3.connect(directory / FILE)
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    before = dump(directory / FILE)
+    with pytest.raises(MemError) as caught:
+        SqliteStore.open(str(directory), create=False)
+    assert caught.value.message == (
+        f"Memory store {directory / FILE} has schema version 99; this mem knows up to {SCHEMA_VERSION}. "
+        "Upgrade mem to use it."
+    )
+    assert dump(directory / FILE) == before
+
+
+def test_the_history_is_append_only(directory: Path) -> None:
+    with SqliteStore.open(str(directory), create=True) as store:
+        insert(store, record())
+    conn = sqlite3.connect(directory / FILE)
+    for statement in ("UPDATE memory_history SET action = 'update'", "DELETE FROM memory_history"):
+        with pytest.raises(sqlite3.DatabaseError, match="memory_history is append-only"):
+            conn.execute(statement)
+    assert conn.execute("SELECT count(*) FROM memory_history").fetchone()[0] == 1
+    conn.close()
+
+
+def test_the_schema_refuses_values_outside_the_model(directory: Path) -> None:
+    with SqliteStore.open(str(directory), create=True) as store:
+        for bad in ({"category": "bogus"}, {"priority": "urgent"}, {"source": "robot"}, {"confidence": 1.5}):
+            with pytest.raises(MemError, match="CHECK constraint failed"), store.transaction():
+                store.insert(record(**bad), at=NOW)
+        assert store.query(MemoryFilter(now=NOW, include_expired=True)) == []
+
+
+@pytest.mark.parametrize("name", [FILE, FILE + "-wal", FILE + "-shm"])
+def test_symbolic_links_are_refused(directory: Path, tmp_path: Path, name: str) -> None:
+    directory.mkdir()
+    (tmp_path / "elsewhere").write_bytes(b"")
+    os.symlink(tmp_path / "elsewhere", directory / name)
+    with pytest.raises(MemError) as caught:
+        SqliteStore.open(str(directory), create=True)
+    assert caught.value.message == SYMLINK
+    assert (tmp_path / "elsewhere").read_bytes() == b""
+
+
+def test_a_file_that_is_not_a_database_is_reported_and_kept(directory: Path) -> None:
+    directory.mkdir()
+    (directory / FILE).write_bytes(b"not a database at all, just text" * 100)
+    with pytest.raises(MemError) as caught:
+        SqliteStore.open(str(directory), create=False)
+    assert caught.value.message == (
+        f"Memory store {directory / FILE} is not a SQLite database or is damaged; inspect it before using it."
+    )
+    assert (directory / FILE).read_bytes() == b"not a database at all, just text" * 100
