@@ -44,7 +44,7 @@ from .memory_records import (
     user_store_dir,
 )
 from .plugins import Kernel, get_kernel
-from .text import JS_SPACE, js_trim, one_line
+from .text import JS_SPACE, js_trim
 
 if TYPE_CHECKING:
     from .interfaces import MemoryStore
@@ -56,6 +56,7 @@ __all__ = [
     "ForgetResult",
     "VerifyResult",
     "ContextSummary",
+    "HistoryEntry",
     "HistoryResult",
     "Confirm",
     "remember",
@@ -108,6 +109,8 @@ _UNIT_MS = {"s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_80
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _DATE_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})")
 _WORD = re.compile(r"[^\W_]+")
+#: C0 and C1 controls but the newline, and the bidirectional and zero-width formatting characters
+_INVISIBLE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
 NO_TTY = {
     "remember": (
@@ -554,11 +557,17 @@ def _not_found(ref: str, mind_id: str, user: bool) -> MemError:
     return MemError(f"No memory {ref} in mind {mind_id} of {where}.")
 
 
+def _visible(text: str) -> str:
+    """``text`` with every control and bidirectional-formatting character
+    shown as an escape, so that what a human confirms is what is stored."""
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def _describe(record: dict[str, Any], mind_id: str, user: bool) -> str:
-    return (
-        f"  {record['category']}/{record['key']} (mind {mind_id}, {_store_name(user)} store)\n"
-        f"  {one_line(record['content'])}"
-    )
+    """The memory as a confirmation question shows it: in full, every line
+    indented, nothing hidden."""
+    content = "\n".join(f"  {_visible(line)}" for line in record["content"].split("\n"))
+    return f"  {record['category']}/{record['key']} (mind {_visible(mind_id)}, {_store_name(user)} store)\n{content}"
 
 
 # -- the API ----------------------------------------------------------------

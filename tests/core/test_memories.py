@@ -134,6 +134,27 @@ def test_a_memory_stored_as_the_user_is_verified_with_full_confidence(project: P
     ]
 
 
+def test_the_question_shows_the_whole_content_and_hides_nothing(project: Path, now: str) -> None:
+    """A human confirms what is stored: no cut, no terminal escapes, no
+    carriage returns or bidirectional overrides that could disguise it."""
+    asked: list[str] = []
+
+    def confirm(action: str, question: str) -> bool:
+        asked.append(question)
+        return False
+
+    long = "word " * 40 + "end"
+    content = f"{long}\nsafe\x1b[8m hidden\x1b[0m\roverwrite \u202eevil"
+    with pytest.raises(MemError):
+        api.remember("fact", "k", content, as_user=True, confirm=confirm, directory=str(project))
+    assert asked == [
+        "mem remember: store this memory as said by you, the user (source user, verified)?\n"
+        "  fact/k (mind default, project store)\n"
+        f"  {long}\n"
+        "  safe\\u001b[8m hidden\\u001b[0m\\u000doverwrite \\u202eevil"
+    ]
+
+
 def test_storing_as_the_user_without_a_yes_stores_nothing(project: Path, now: str) -> None:
     with pytest.raises(MemError) as caught:
         api.remember("identity", "user_name", "Michael", as_user=True, confirm=no, directory=str(project))
