@@ -15,7 +15,7 @@ import typer
 from mem_core.errors import ExitCode, MemError
 
 from . import output
-from .commands import journal, memories, plugins, reinforce
+from .commands import evidence, journal, memories, plugins, reinforce
 from .compat import ACTION_OPTIONS, OPTIONS
 
 try:  # typer >= 0.22 vendors click
@@ -53,7 +53,7 @@ def _root(
     """Memory with evidence for coding agents."""
 
 
-for _module in (journal, reinforce, memories, plugins):
+for _module in (journal, reinforce, evidence, memories, plugins):
     _module.register(app)
 
 

@@ -40,6 +40,9 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "mem_plugins.signal_ci",
     "mem_plugins.sqlite_store",
     "mem_plugins.memories_source",
+    "mem_plugins.evidence",
+    "mem_plugins.nexus",
+    "mem_plugins.junit",
 )
 
 ENTRY_POINT_GROUP = "mem.plugins"

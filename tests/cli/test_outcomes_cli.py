@@ -1,0 +1,166 @@
+"""``mem outcomes`` (mem-cli.md §6): the receipts bmad-plus mem wrote verify
+as it verifies them; text, JSON, integrity failures and statuses."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import BMAD_PROJECT, tree_bytes
+from tests.nexus_builder import relocate
+
+STORE = ".bmad/memory/outcomes.ndjson"
+README_OUTCOMES = """\
+4227ee233b3ae43783cbc521ca8b8449bcabe95c0c174ff595c2198b13eca557: accepted-current
+033798cf1d995eabde3cf6a7a01942b40daead820fb8b523d22bd6c0ca43bd78: accepted-current
+"""
+README_RECALL = """\
+mem recall: 6 match(es) for "cache values" (scope: project)
+  1. [1.190] note lessons.md § Cache contract
+     Cache contract Preserve false and zero cache values.
+  2. [1.122] note lessons.md § Cache resolution
+     Cache resolution Inspect the cache caller contract for values.
+  3. [1.099] note lessons.md § Cache alternative
+     Cache alternative Discard zero cache values.
+  4. [1.018] note patterns.md § Cache shortcut
+     Cache shortcut Reuse cache values without inspection.
+  5. [0.426] event journal.ndjson#da611e596f32
+     zecher gemini-cli Fix cache zero values partial {"evalScore":0.6,"acceptance":true}
+  6. [0.121] note decisions.md § 2026-06-01 — Use BullMQ for job queues
+     2026-06-01 — Use BullMQ for job queues - **Decision**: BullMQ over cron - **Why**: retries and backoff for cache warmers
+"""
+
+
+@pytest.fixture
+def relocated(bmad_project: Path) -> tuple[Path, list[str]]:
+    ids = relocate(bmad_project)
+    return bmad_project, list(ids.values())
+
+
+def test_the_fixture_receipts_are_current(mem, relocated: tuple[Path, list[str]], now: str) -> None:
+    project, ids = relocated
+    before = tree_bytes(project)
+    run = mem("outcomes", "-d", str(project))
+    assert (run.code, run.err) == (0, "")
+    assert run.out == "".join(f"{i}: accepted-current\n" for i in ids)
+    assert tree_bytes(project) == before  # outcomes reads only (no lock file either)
+
+
+def test_json_lists_each_receipt_with_its_status(mem, relocated: tuple[Path, list[str]], now: str) -> None:
+    project, ids = relocated
+    run = mem("outcomes", "--json", "-d", str(project))
+    records = [json.loads(line) for line in (project / STORE).read_text().splitlines()]
+    expected = {"count": 2, "results": [{**r, "eligible": True, "reason": None} for r in records]}
+    assert run.out == json.dumps(expected, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_no_observations(mem, project: Path) -> None:
+    assert mem("outcomes", "-d", str(project)).out == "mem outcomes: no observations.\n"
+    (project / ".bmad/memory").mkdir(parents=True)
+    (project / STORE).write_text("")
+    assert mem("outcomes", "-d", str(project)).out == "mem outcomes: no observations.\n"
+    run = mem("outcomes", "-d", str(project), "--json")
+    assert run.out == '{\n  "count": 0,\n  "results": []\n}\n'
+    assert not (project / ".bmad/memory/writer.lock").exists()
+
+
+def test_statuses_follow_the_files(mem, relocated: tuple[Path, list[str]], now: str) -> None:
+    project, (contract, resolution) = relocated
+    lessons = project / ".agents/memory/lessons.md"
+    original = lessons.read_text()
+    lessons.write_text(original.replace("Inspect the cache caller", "Inspect the caller"))
+    assert (
+        mem("outcomes", "-d", str(project)).out == f"{contract}: accepted-current\n{resolution}: stale-memory-section\n"
+    )
+    lessons.write_text(original)
+    assert mem("outcomes", "-d", str(project)).out == f"{contract}: accepted-current\n{resolution}: accepted-current\n"
+    (project / ".bmad-plus/nexus/writer.lock").write_text("{}")
+    busy = "Nexus state is being written or recovered; retry observation after its owner finishes."
+    assert mem("outcomes", "-d", str(project)).out == (
+        f"{contract}: unavailable-or-ineligible-source: {busy}\n{resolution}: unavailable-or-ineligible-source: {busy}\n"
+    )
+    (project / ".bmad-plus/nexus/writer.lock").unlink()
+    (project / ".bmad-plus/nexus/runs/two.json").unlink()
+    missing = project / ".bmad-plus/nexus/runs/two.json"
+    assert mem("outcomes", "-d", str(project)).out.splitlines()[1] == (
+        f"{resolution}: unavailable-or-ineligible-source: ENOENT: no such file or directory, stat '{missing}'"
+    )
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda line: line.replace('"interpretation":"The operator', '"interpretation":"An operator'),
+        lambda line: line.replace(line[7:71], "0" * 64),
+        lambda line: line.replace('"supersedes":[],"contradicts":[]', '"contradicts":[],"supersedes":[]'),
+        lambda line: line.replace(
+            '"schemaVersion":1,"kind":"accepted-outcome"', '"kind":"accepted-outcome","schemaVersion":1'
+        ),
+    ],
+    ids=["edited field", "wrong id", "reordered relation", "reordered keys"],
+)
+def test_a_tampered_receipt_is_detected(mem, relocated: tuple[Path, list[str]], now: str, tamper) -> None:
+    project, _ = relocated
+    store = project / STORE
+    first, second = store.read_text().splitlines()
+    changed = tamper(first)
+    assert changed != first
+    store.write_text(changed + "\n" + second + "\n")
+    run = mem("outcomes", "-d", str(project))
+    assert (run.code, run.out, run.err) == (
+        1,
+        "",
+        "mem outcomes: Outcome receipt integrity or uniqueness check failed.\n",
+    )
+    run = mem("outcomes", "-d", str(project), "--json")
+    assert (run.code, run.out) == (1, '{"error":"Outcome receipt integrity or uniqueness check failed."}\n')
+
+
+def test_store_shape_errors(mem, relocated: tuple[Path, list[str]], now: str) -> None:
+    project, _ = relocated
+    store = project / STORE
+    good = store.read_text()
+    for text, message in [
+        (good[:-1], "Outcome store has an incomplete final record."),
+        (good + "{\n", "Expected property name or '}' in JSON at position 1"),
+        (good + good.splitlines()[0] + "\n", "Outcome receipt integrity or uniqueness check failed."),
+        ("null\n", "Cannot destructure property 'id' of 'record' as it is null."),
+    ]:
+        store.write_text(text)
+        run = mem("outcomes", "-d", str(project))
+        assert (run.code, run.err) == (1, f"mem outcomes: {message}\n")
+
+
+@pytest.fixture
+def at_srv():
+    """The fixture project at /srv/example-project, where its runs were made."""
+    from tests.nexus_builder import FIXTURE_COMMAND, FIXTURE_COMMAND_HASH, sha256_file
+
+    target = Path("/srv/example-project")
+    if not BMAD_PROJECT.is_dir():
+        pytest.skip("shared/fixtures is not beside the repository")
+    try:
+        if sha256_file(FIXTURE_COMMAND) != FIXTURE_COMMAND_HASH:
+            pytest.skip("/usr/bin/dash differs from the one the runs were made with")
+        target.mkdir()
+    except OSError:
+        pytest.skip("/srv/example-project is not free or not writable")
+    try:
+        shutil.copytree(BMAD_PROJECT, target, dirs_exist_ok=True)
+        for root, dirs, files in os.walk(target):
+            for name in dirs + files:
+                os.chmod(os.path.join(root, name), 0o755 if name in dirs else 0o644)
+        yield target
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
+
+
+def test_the_readme_outputs_at_the_original_place(mem, at_srv: Path, now: str) -> None:
+    run = mem("outcomes", "-d", str(at_srv))
+    assert (run.code, run.out) == (0, README_OUTCOMES)
+    run = mem("recall", "cache", "values", "--ranking", "evidence", "--context-scope", "work", "-d", str(at_srv))
+    assert (run.code, run.out) == (0, README_RECALL)
