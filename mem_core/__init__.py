@@ -29,6 +29,8 @@ _LAZY = {
     "plugins_report": "mem_core.api",
     "RecallResult": "mem_core.api",
     "WriteResult": "mem_core.api",
+    "reinforce": "mem_core.reinforcement",
+    "ReinforceResult": "mem_core.reinforcement",
     "observe": "mem_core.outcomes",
     "outcomes": "mem_core.outcomes",
     "ObserveResult": "mem_core.outcomes",

@@ -1,0 +1,36 @@
+"""``mem reinforce``: fold reward signals into a pattern score (mem-cli.md §4)."""
+
+from __future__ import annotations
+
+from .. import output
+from .journal import signal_options
+
+
+def reinforce(
+    directory: str | None = None,
+    pattern: str | None = None,
+    eval: str | None = None,
+    accept: str | None = None,
+    ci: str | None = None,
+    signal: list[str] | None = None,
+    evidence: str | None = None,
+    json: bool = False,
+) -> None:
+    """Apply a reward to a pattern score; text as ``bmad-plus mem`` prints it.
+
+    Text lines are printed one by one, as the reference prints them: when a
+    stored score cannot be formatted, the lines before it are already out.
+    """
+    from mem_core.reinforcement import reinforce as run
+
+    result = run(
+        pattern,
+        directory=directory,
+        signals=signal_options(eval, accept, ci, signal),
+        evidence=evidence,
+    )
+    if json:
+        output.out_json(result)
+        return
+    for line in result.text_lines():
+        output.out(line)
