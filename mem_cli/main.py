@@ -21,7 +21,7 @@ from .compat import ACTIONS, parse
 COMMANDS: tuple[str, ...] = (*ACTIONS, "remember", "memories", "forget", "verify", "context", "plugins")
 
 #: actions whose body lives in mem_cli.actions (run without typer)
-FAST = frozenset({"recall", "write"})
+FAST = frozenset({"recall", "write", "observe", "outcomes"})
 
 
 def _handler(action: str) -> Callable[..., None]:

@@ -107,6 +107,7 @@ def recall(
         context_scope=context_scope,
         now=now,
         now_ms=parse_ms(now),
+        kernel=kernel,
     )
     ranker = rankers.get(ranking)()
     if ranker.needs_query_match:

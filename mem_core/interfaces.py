@@ -77,6 +77,7 @@ class RecallRequest:
         now: str = "",
         now_ms: float | None = None,
         strict: bool = False,
+        kernel: Any = None,
     ) -> None:
         self.project = project
         self.query = query
@@ -91,6 +92,9 @@ class RecallRequest:
         #: strict sources raise on an unsafe file (evidence ranking) instead
         #: of skipping it and reporting it in :attr:`skipped`
         self.strict = strict
+        #: the :class:`~mem_core.plugins.Kernel` serving this recall (for
+        #: rankers that consult other registries, e.g. outcome verifiers)
+        self.kernel = kernel
         self.skipped: list[dict[str, str]] = []
         #: set by rankers that only keep candidates sharing a word with the
         #: query (``Ranker.needs_query_match``): a source may then leave out a

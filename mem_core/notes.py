@@ -27,7 +27,11 @@ def note_candidates(request: RecallRequest, root: str, directory: str) -> Iterat
     for name in NOTE_FILES:
         relative = f"{directory}/{name}"
         path = os.path.normpath(os.path.join(root, relative))
-        if path in request.files_read or not os.path.lexists(path):
+        # lexical recall reports an unsafe file (even a dangling link) and goes
+        # on; strict (evidence) recall, like the reference, skips what does not
+        # exist when links are followed
+        exists = os.path.exists(path) if request.strict else os.path.lexists(path)
+        if path in request.files_read or not exists:
             continue
         request.files_read.add(path)
         source_file = os.path.relpath(path, request.project).replace(os.sep, "/")
