@@ -247,3 +247,45 @@ def test_the_action_body_runs_without_typer(mem, tmp_path: Path, monkeypatch: py
     got = mem("reinforce", *argv, cwd=direct, env=AT_T)
     assert (got.code, got.out, got.err) == (expected.code, expected.out, expected.err)
     assert tree_bytes(direct) == tree_bytes(through_typer)
+
+
+def test_replaying_the_fixture_session_on_the_command_line(mem, project: Path) -> None:
+    """The ``write`` and ``reinforce`` calls of shared/fixtures/README.md, at
+    their instants, give the fixture's files byte for byte."""
+    from tests.conftest import BMAD_PROJECT
+
+    if not BMAD_PROJECT.is_dir():
+        pytest.skip("shared/fixtures is not beside the repository")
+    cache = (
+        "reinforce",
+        "--pattern",
+        "Cache shortcut",
+        "--accept",
+        "true",
+        "--ci",
+        "pass",
+        "--evidence",
+        "3f9a1c7b02de",
+    )
+    session = [
+        ("2026-10-18T09:30:00.000Z", ("write", "--agent", "forge", "--cli", "claude-code", "--model", "claude-opus",
+                                      "--task", "Add login rate limit", "--outcome", "success", "--ci", "pass")),
+        ("2026-10-19T10:00:00.000Z", ("write", "--agent", "zecher", "--cli", "gemini-cli", "--task", "Fix cache zero values",
+                                      "--outcome", "partial", "--eval", "0.6", "--accept", "yes")),
+        ("2026-10-20T11:15:00.000Z", ("write", "--agent", "forge", "--task", "Migrate job queue to BullMQ",
+                                      "--outcome", "failure", "--ci", "fail")),
+        ("2026-10-18T09:31:00.000Z", cache),
+        ("2026-10-25T09:31:00.000Z", cache),
+        ("2026-11-02T09:31:00.000Z", cache),
+        ("2026-10-21T08:00:00.000Z", ("reinforce", "--pattern", "chromadb batch ingestion", "--eval", "0.4")),
+    ]  # fmt: skip
+    outputs = []
+    for now, args in session:
+        run = mem(*args, cwd=project, env={"MEM_NOW": now})
+        assert run.code == 0, run.err
+        outputs.append(run.out)
+    assert "  promotion PROPOSED (be486194c0de): candidate -> validated\n" in outputs[5]
+    for name in ("journal.ndjson", "pattern-scores.json", "promotions.ndjson"):
+        assert (project / ".bmad/memory" / name).read_bytes() == (BMAD_PROJECT / ".bmad/memory" / name).read_bytes(), (
+            name
+        )
