@@ -104,9 +104,11 @@ def run_typer(args: Sequence[str], action: str, json_mode: bool, no_action: bool
     except click_exceptions.UsageError as exc:
         output.error(action, _usage_message(exc), json_mode)
         return ExitCode.FAILURE
-    except click_exceptions.Abort:
+    except typer.Abort:
         output.error(action, "aborted", json_mode)
         return ExitCode.FAILURE
+    except BrokenPipeError:
+        return output.broken_pipe()
     except KeyboardInterrupt:
         output.error(action, "interrupted", json_mode)
         return ExitCode.FAILURE

@@ -21,7 +21,7 @@ from .compat import ACTIONS, parse
 COMMANDS: tuple[str, ...] = (*ACTIONS, "remember", "memories", "forget", "verify", "context", "plugins")
 
 #: actions whose body lives in mem_cli.actions (run without typer)
-FAST = frozenset({"recall", "write", "observe", "outcomes"})
+FAST = frozenset(ACTIONS)
 
 
 def _handler(action: str) -> Callable[..., None]:
@@ -34,9 +34,19 @@ def _handler(action: str) -> Callable[..., None]:
     return getattr(module, action)
 
 
+def _node_text(arg: str) -> str:
+    """An argument as Node.js sees it: bytes that are not UTF-8 (which Python
+    keeps as lone surrogates) become U+FFFD."""
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return arg
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mem`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    args = [_node_text(arg) for arg in (sys.argv[1:] if argv is None else argv)]
     parsed = parse(args)
     action = parsed.action
     if action is None:
@@ -80,6 +90,8 @@ def run_action(action: str, call: Callable[[], None], json_mode: bool) -> int:
     except MemError as exc:
         output.error(action, exc.message, json_mode)
         return int(exc.exit_code)
+    except BrokenPipeError:  # e.g. `mem recall x | head -1`
+        return output.broken_pipe()
     except KeyboardInterrupt:
         output.error(action, "interrupted", json_mode)
         return ExitCode.FAILURE

@@ -53,3 +53,16 @@ def error(action: str, message: str, json_mode: bool) -> None:
         out(dumps({"error": message}))
     else:
         err(f"mem {action}: {message}")
+
+
+def broken_pipe() -> int:
+    """The reader of stdout went away (``| head``): stop quietly, exit 1, and
+    keep Python from complaining about the closed stream at exit."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 1

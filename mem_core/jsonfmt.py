@@ -16,7 +16,7 @@ import math
 import re
 from typing import Any
 
-__all__ = ["dumps", "loads", "js_number", "to_fixed", "JSONError"]
+__all__ = ["dumps", "loads", "js_number", "to_fixed", "js_key_order", "JSONError"]
 
 
 class JSONError(ValueError):
@@ -116,6 +116,29 @@ def _quote(s: str) -> str:
     return out
 
 
+_INDEX = re.compile(r"0|[1-9][0-9]{0,9}")
+
+
+def _is_index(key: str) -> bool:
+    return _INDEX.fullmatch(key) is not None and int(key) <= 4294967294
+
+
+def js_key_order(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` with its keys in the order a JavaScript object has them:
+    array-index keys (``"0"``, ``"10"`` …) first in numeric order, then the
+    other keys in insertion order. JSON.stringify and Object.keys see this
+    order whether the object was parsed or built."""
+    for key in obj:
+        if key[:1].isdigit() and _is_index(key):
+            break
+    else:
+        return obj
+    indexes = sorted((k for k in obj if _is_index(k)), key=int)
+    ordered = {k: obj[k] for k in indexes}
+    ordered.update((k, v) for k, v in obj.items() if k not in ordered)
+    return ordered
+
+
 def _encode(value: Any, indent: int, level: int, parts: list[str]) -> None:
     if value is None:
         parts.append("null")
@@ -131,6 +154,7 @@ def _encode(value: Any, indent: int, level: int, parts: list[str]) -> None:
         if not value:
             parts.append("{}")
             return
+        value = js_key_order(value)
         if indent:
             inner = "\n" + " " * (indent * (level + 1))
             parts.append("{")
