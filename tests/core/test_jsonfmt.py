@@ -54,3 +54,10 @@ def test_loads_is_json_parse() -> None:
 def test_loads_rejects_what_json_parse_rejects(text: str) -> None:
     with pytest.raises(JSONError):
         loads(text)
+
+
+def test_array_index_keys_come_first_as_in_a_javascript_object() -> None:
+    # node: JSON.stringify(JSON.parse(text))
+    text = '{"b":1,"10":2,"2":3,"01":4,"-1":5,"4294967295":6,"4294967294":7}'
+    assert dumps(loads(text)) == '{"2":3,"10":2,"4294967294":7,"b":1,"01":4,"-1":5,"4294967295":6}'
+    assert dumps({"x": {"1": True, "a": None}}, 2) == '{\n  "x": {\n    "1": true,\n    "a": null\n  }\n}'
