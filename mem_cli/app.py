@@ -6,13 +6,12 @@ directly and comes here for ``--help`` and for the other commands.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Annotated
 
 import typer
 
-from mem_core.errors import ExitCode, MemError
+from mem_core.errors import ExitCode, MemError, UsageError
 
 from . import output
 from .commands import evidence, journal, memories, plugins, reinforce
@@ -92,33 +91,21 @@ def run_typer(args: Sequence[str], action: str, json_mode: bool, no_action: bool
     """Run the typer application on ``args``; returns the exit code. With
     ``no_action`` (``mem`` alone, or only options) the help is shown and the
     exit code is 1, as for any usage error."""
-    command = typer.main.get_command(app)
-    try:
-        result = command.main(args=list(args), prog_name="mem", standalone_mode=False)
-    except MemError as exc:
-        output.error(action, exc.message, json_mode)
-        return int(exc.exit_code)
-    except click_exceptions.NoArgsIsHelpError as exc:
-        output.out(exc.format_message())
-        return ExitCode.FAILURE
-    except click_exceptions.UsageError as exc:
-        output.error(action, _usage_message(exc), json_mode)
-        return ExitCode.FAILURE
-    except typer.Abort:
-        output.error(action, "aborted", json_mode)
-        return ExitCode.FAILURE
-    except BrokenPipeError:
-        return output.broken_pipe()
-    except KeyboardInterrupt:
-        output.error(action, "interrupted", json_mode)
-        return ExitCode.FAILURE
-    except Exception as exc:  # never a traceback, unless MEM_DEBUG=1
-        if os.environ.get("MEM_DEBUG") == "1":
-            import traceback
+    from .main import run_action
 
-            traceback.print_exc()
-        output.error(action, str(exc) or type(exc).__name__, json_mode)
-        return ExitCode.FAILURE
-    if no_action:
-        return ExitCode.FAILURE
-    return int(result) if isinstance(result, int) else ExitCode.OK
+    def call() -> int:
+        command = typer.main.get_command(app)
+        try:
+            result = command.main(args=list(args), prog_name="mem", standalone_mode=False)
+        except click_exceptions.NoArgsIsHelpError as exc:
+            output.out(exc.format_message())
+            return ExitCode.FAILURE
+        except click_exceptions.UsageError as exc:
+            raise UsageError(_usage_message(exc)) from None
+        except typer.Abort:
+            raise MemError("aborted") from None
+        if no_action:
+            return ExitCode.FAILURE
+        return int(result) if isinstance(result, int) else ExitCode.OK
+
+    return run_action(action, call, json_mode)

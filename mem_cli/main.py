@@ -20,9 +20,6 @@ from .compat import ACTIONS, parse
 #: (the five actions first); tests check it against the typer app
 COMMANDS: tuple[str, ...] = (*ACTIONS, "remember", "memories", "forget", "verify", "context", "plugins")
 
-#: actions whose body lives in mem_cli.actions (run without typer)
-FAST = frozenset(ACTIONS)
-
 
 def _handler(action: str) -> Callable[..., None]:
     if action in ("recall", "write"):
@@ -67,15 +64,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if parsed.problem:
         output.error(action, parsed.problem, parsed.json)
         return ExitCode.FAILURE
-    if action not in FAST:
-        from .app import run_typer, typer_args
-
-        return run_typer(typer_args(action, parsed.values, parsed.words), action, parsed.json)
     return run_action(action, lambda: _handler(action)(**parsed.kwargs()), parsed.json)
 
 
-def run_action(action: str, call: Callable[[], None], json_mode: bool) -> int:
-    """Run one command body; every failure becomes its one-line message.
+def run_action(action: str, call: Callable[[], int | None], json_mode: bool) -> int:
+    """Run one command body (its result, if an int, is the exit code); every
+    failure becomes its one-line message — the one place that maps errors.
 
     The cyclic garbage collector is paused meanwhile: a recall allocates one
     candidate per journal event and section and frees them all at exit, and
@@ -86,7 +80,7 @@ def run_action(action: str, call: Callable[[], None], json_mode: bool) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        call()
+        result = call()
     except MemError as exc:
         output.error(action, exc.message, json_mode)
         return int(exc.exit_code)
@@ -105,4 +99,4 @@ def run_action(action: str, call: Callable[[], None], json_mode: bool) -> int:
     finally:
         if collecting:
             gc.enable()
-    return ExitCode.OK
+    return int(result) if isinstance(result, int) else ExitCode.OK

@@ -223,32 +223,6 @@ def test_real_process(mem_process, project: Path) -> None:
     assert (run.code, run.out) == (1, json.dumps({"error": REQUIRED}, separators=(",", ":")) + "\n")
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["--pattern", "p", "--accept", "yes", "--ci", "pass", "--evidence", "a,b"],
-        ["--json", "--pattern", "p", "--eval", "-3", "--signal", "accept=no"],
-        ["--eval", "0.5"],
-        ["--pattern", "p", "--signal", "nope"],
-    ],
-)
-def test_the_action_body_runs_without_typer(mem, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv) -> None:
-    """``mem_cli.main`` can run ``reinforce`` straight from the compat parser
-    (its handler takes the parser's keyword arguments), with the same result
-    as through typer."""
-    import mem_cli.main as entry
-
-    through_typer = tmp_path / "typer"
-    direct = tmp_path / "direct"
-    through_typer.mkdir()
-    direct.mkdir()
-    expected = mem("reinforce", *argv, cwd=through_typer, env=AT_T)
-    monkeypatch.setattr(entry, "FAST", entry.FAST | {"reinforce"})
-    got = mem("reinforce", *argv, cwd=direct, env=AT_T)
-    assert (got.code, got.out, got.err) == (expected.code, expected.out, expected.err)
-    assert tree_bytes(direct) == tree_bytes(through_typer)
-
-
 def test_replaying_the_fixture_session_on_the_command_line(mem, project: Path) -> None:
     """The ``write`` and ``reinforce`` calls of shared/fixtures/README.md, at
     their instants, give the fixture's files byte for byte."""

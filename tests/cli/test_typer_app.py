@@ -1,0 +1,84 @@
+"""The typer application declares the five actions for ``--help`` and for
+embedding; run through it, each action gives exactly what ``mem`` gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mem_cli.app import app, run_typer, typer_args
+from mem_cli.compat import ACTION_OPTIONS, OPTIONS, parse
+from mem_cli.main import COMMANDS
+from tests.conftest import tree_bytes
+
+CASES = [
+    ["write", "--agent", "forge", "--task", "t", "--ci", "pass", "--eval", "-1", "--accept", "no"],
+    ["write", "--json", "--agent", "a", "--signal", "ci=0.5", "--limit", "3", "stray"],
+    ["write", "--outcome", "nope", "--agent", "a"],
+    ["recall", "cache", "values", "--limit", "3"],
+    ["recall", "--json", "cache", "--ranking", "evidence", "--context-scope", "work"],
+    ["recall", "x", "--limit", "-2"],
+    ["reinforce", "--pattern", "Cache shortcut", "--accept", "yes", "--ci", "pass", "--evidence", "a,b"],
+    ["reinforce", "--json", "--pattern", "p", "--eval", "-3", "--signal", "accept=no"],
+    ["reinforce", "--eval", "0.5"],
+    ["outcomes"],
+    ["outcomes", "--json"],
+    ["observe", "--input", "missing.json"],
+]
+
+
+@pytest.mark.parametrize("argv", CASES, ids=lambda a: " ".join(a))
+def test_through_typer_equals_through_mem(mem, bmad_project: Path, tmp_path: Path, now: str, argv) -> None:
+    import shutil
+
+    other = tmp_path / "other"
+    shutil.copytree(bmad_project, other)
+    expected = mem(*argv, "-d", str(bmad_project))
+    parsed = parse([*argv, "-d", str(other)])
+    assert parsed.action is not None
+    got = _capture(mem, lambda: run_typer(typer_args(parsed.action, parsed.values, parsed.words), parsed.action, parsed.json))
+    assert (got.code, got.out) == (expected.code, expected.out)
+    assert got.err == expected.err.replace(str(bmad_project), str(other))
+    assert tree_bytes(other) == tree_bytes(bmad_project)
+
+
+def _capture(mem, call):
+    """Run ``call`` with stdout/stderr captured like the ``mem`` fixture does."""
+    import io
+    import sys
+
+    from tests.conftest import Run
+
+    out, err = io.BytesIO(), io.BytesIO()
+    out_text = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+    err_text = io.TextIOWrapper(err, encoding="utf-8", write_through=True)
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out_text, err_text
+    try:
+        code = call()
+    finally:
+        sys.stdout, sys.stderr = saved
+    out_text.flush()
+    err_text.flush()
+    run = Run(int(code), out.getvalue(), err.getvalue())
+    out_text.detach()
+    err_text.detach()
+    return run
+
+
+def test_the_typer_app_has_exactly_the_listed_commands() -> None:
+    import typer
+
+    names = list(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+    assert names == list(COMMANDS)
+
+
+@pytest.mark.parametrize("action", list(ACTION_OPTIONS))
+def test_each_action_declares_in_typer_the_options_it_uses(action: str) -> None:
+    import typer
+
+    command = typer.main.get_command(app).commands[action]  # type: ignore[attr-defined]
+    declared = {opt for param in command.params for opt in param.opts if opt.startswith("--")}
+    spelled = {name for name, option in OPTIONS.items() if name.startswith("--") and option.dest in ACTION_OPTIONS[action]}
+    assert declared - {"--help"} == spelled
