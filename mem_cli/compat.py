@@ -11,6 +11,7 @@ typer is imported only for ``--help`` and for the other commands.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 __all__ = ["Option", "OPTIONS", "ACTION_OPTIONS", "ACTIONS", "Parsed", "parse"]
@@ -65,6 +66,10 @@ ACTION_OPTIONS: dict[str, tuple[str, ...]] = {
 
 ACTIONS = tuple(ACTION_OPTIONS)
 
+#: commander takes a word that looks like a negative number for an argument,
+#: not an option (``mem recall cache -5``)
+_NEGATIVE_NUMBER = re.compile(r"-(?:[0-9]+|[0-9]*\.[0-9]+)(?:e[+-]?[0-9]+)?")
+
 
 class Parsed:
     """The action, the option values it uses, and the query words."""
@@ -111,7 +116,7 @@ def parse(args: Sequence[str]) -> Parsed:
         if token in ("-h", "--help"):
             parsed.help = True
             continue
-        if len(token) > 1 and token.startswith("-"):
+        if len(token) > 1 and token.startswith("-") and not _NEGATIVE_NUMBER.fullmatch(token):
             if token.startswith("--"):
                 name, eq, inline = token.partition("=")
             else:

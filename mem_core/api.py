@@ -8,8 +8,8 @@ commands are plain dataclasses: importing pydantic costs more than the whole
 
 from __future__ import annotations
 
+import math
 import os
-import re
 from typing import Any
 
 from .clock import now_iso, parse_ms
@@ -57,18 +57,23 @@ def _ranking_names(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
-_WHOLE = re.compile(r"[0-9]+")
-
-
 def parse_limit(limit: str | int | None) -> int:
-    """``--limit``: a whole number ≥ 0 (default 8)."""
-    if limit is None:
+    """``--limit``: a whole number ≥ 0 as JavaScript reads numbers (``3``,
+    ``3.0``, ``0x3``, `` 3 ``); none or empty: 8. Anything else is refused
+    (the reference would slice with NaN or a fraction)."""
+    if limit is None or limit == "":
         return DEFAULT_LIMIT
-    if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 0:
-        return limit
-    if isinstance(limit, str) and _WHOLE.fullmatch(limit):
-        return int(limit)
-    raise MemError("--limit must be a non-negative integer")
+    if isinstance(limit, int) and not isinstance(limit, bool):
+        value: float = limit
+    elif isinstance(limit, str):
+        from .signals import js_to_number
+
+        value = js_to_number(limit)
+    else:
+        value = math.nan
+    if not math.isfinite(value) or value < 0 or value != int(value):
+        raise MemError("--limit must be a non-negative integer")
+    return int(value)
 
 
 def recall(

@@ -23,7 +23,7 @@ def deterministic_id(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
-def parse_lines(text: str, keep: Callable[[str], bool] | None = None) -> list[dict[str, Any]]:
+def parse_lines(text: str, keep: Callable[[str], bool] | None = None) -> list[dict[str, Any] | None]:
     """The JSON objects of an NDJSON text; blank and corrupt lines (and lines
     that hold something other than an object) are skipped, and so are the
     lines ``keep`` refuses, before they are parsed."""
@@ -44,7 +44,9 @@ def parse_lines(text: str, keep: Callable[[str], bool] | None = None) -> list[di
     else:
         if len(values) != len(lines):  # a line like `1,2` joined into two values
             values = [v for line in lines for v in _one(line)]
-    return [value for value in values if isinstance(value, dict)]
+    # JSON `null` is kept: the reference fails on it (`ev.agent` of null),
+    # every other non-object is skipped (it can never match a query)
+    return [value for value in values if value is None or isinstance(value, dict)]
 
 
 def _one(line: str) -> list[Any]:
@@ -54,7 +56,7 @@ def _one(line: str) -> list[Any]:
         return []
 
 
-def read_events(project: str, keep: Callable[[str], bool] | None = None) -> list[dict[str, Any]]:
+def read_events(project: str, keep: Callable[[str], bool] | None = None) -> list[dict[str, Any] | None]:
     """Journal events in file order (missing journal: none); ``keep`` may
     refuse raw lines before they are parsed."""
     text = store.read_text(project, JOURNAL, missing=True)

@@ -30,6 +30,7 @@ from . import jsonfmt
 from .errors import MemError
 from .jsvalues import js_string as _js_string
 from .jsvalues import truthy as _truthy
+from .text import utf16_len
 
 __all__ = [
     "UNDEFINED",
@@ -203,11 +204,6 @@ def digest(value: Any) -> str:
 def utf16_key(text: str) -> bytes:
     """Sort key ordering strings as JavaScript compares them (UTF-16 code units)."""
     return text.encode("utf-16-be", "surrogatepass")
-
-
-def utf16_len(text: str) -> int:
-    """``string.length``."""
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 
 def js_sorted(values: Iterable[str]) -> list[str]:

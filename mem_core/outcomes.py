@@ -37,7 +37,7 @@ from .jsrecord import (
     strict_equal,
     truthy,
 )
-from .text import js_trim, split_sections
+from .text import js_trim, split_sections, utf16_len
 
 if TYPE_CHECKING:
     from .interfaces import Candidate, OutcomeVerifier
@@ -103,7 +103,7 @@ _MEMORY_FILE = re.compile(r"(?:\.agents|\.bmad)/memory/(?:decisions|lessons|patt
 def required_text(value: Any, label: str, maximum: int = 1000) -> str:
     """A non-blank string of at most ``maximum`` characters, else
     ``<label> must be non-empty bounded text.``"""
-    if not isinstance(value, str) or not js_trim(value) or len(value) > maximum:
+    if not isinstance(value, str) or not js_trim(value) or utf16_len(value) > maximum:
         raise MemError(f"{label} must be non-empty bounded text.")
     return value
 

@@ -20,6 +20,7 @@ __all__ = [
     "split_sections",
     "section_sha256",
     "one_line",
+    "utf16_len",
 ]
 
 #: ECMAScript white space and line terminators (``\s`` in a JS RegExp).
@@ -120,9 +121,41 @@ def section_sha256(heading: str, text: str) -> str:
     return hashlib.sha256(js_trim(heading + "\n" + text).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def utf16_len(text: str) -> int:
+    """``string.length`` in JavaScript: UTF-16 code units (an emoji counts 2).
+    Every length bound of the contract (the 120-character cut, the 300, 1000
+    and 2000 bounds) is measured this way, as the reference measures it."""
+    if text.isascii():
+        return len(text)
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def _utf16_prefix(text: str, units: int) -> str:
+    """``text.slice(0, units)``: may end in half of a surrogate pair (the
+    lone high surrogate is printed as U+FFFD, as Node prints it)."""
+    if text.isascii():
+        return text[:units]
+    out: list[str] = []
+    used = 0
+    for ch in text:
+        if used >= units:
+            break
+        code = ord(ch)
+        if code > 0xFFFF:
+            if used + 2 > units:
+                out.append(chr(0xD800 + ((code - 0x10000) >> 10)))
+                break
+            used += 2
+        else:
+            used += 1
+        out.append(ch)
+    return "".join(out)
+
+
 def one_line(text: str, limit: int = 120) -> str:
-    """Collapse white space runs, trim, and cut to ``limit`` characters with ``…``."""
+    """Collapse white space runs, trim, and cut to ``limit`` UTF-16 units
+    (``limit - 1`` and ``…``), as ``bmad-plus mem`` does."""
     flat = js_trim(_SPACE_RUN.sub(" ", text))
-    if len(flat) > limit:
-        return flat[: limit - 1] + "…"
+    if utf16_len(flat) > limit:
+        return _utf16_prefix(flat, limit - 1) + "…"
     return flat

@@ -39,9 +39,12 @@ class JournalSource(NoteSource):
         now_ms = request.now_ms
         signals_json = _SignalsJSON()
         for event in events:
+            if event is None:  # as the reference fails on a `null` line
+                raise MemError("Cannot read properties of null (reading 'agent')")
             parts = [v if v.__class__ is str else _text(v) for v in map(event.get, _TEXT_KEYS)]
             parts.append(signals_json(event.get("signals")))
-            text = " ".join([p for p in parts if p])
+            # JS `.filter(Boolean)` tests the values: [] is kept (and shows as "")
+            text = " ".join([p for p in parts if p is not None and (p or p.__class__ is _Shown)])
             if truthy(event.get("id")):
                 ref = event["id"]
             else:
@@ -67,7 +70,7 @@ def _line_filter(tokens: list[str] | None) -> Callable[[str], bool] | None:
         return None
 
     def keep(line: str) -> bool:
-        if "\\" in line:
+        if "\\" in line or line == "null":
             return True
         lowered = line.lower()
         return any(t in lowered for t in tokens)
@@ -75,9 +78,17 @@ def _line_filter(tokens: list[str] | None) -> Callable[[str], bool] | None:
     return keep
 
 
-def _text(value: Any) -> str:
-    """A non-string field as the reference's ``filter(Boolean).join(" ")`` shows it."""
-    return js_string(value) if value is not None and truthy(value) else ""
+class _Shown(str):
+    """A truthy value whose text is empty (``[]``, ``[null]``): kept by the
+    reference's ``filter(Boolean)``, so it still adds a separator."""
+
+
+def _text(value: Any) -> str | None:
+    """A non-string field as the reference's ``filter(Boolean).join(" ")``
+    shows it; ``None`` when the reference filters it out."""
+    if value is None or not truthy(value):
+        return None
+    return _Shown(js_string(value))
 
 
 class _SignalsJSON:
