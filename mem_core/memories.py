@@ -96,7 +96,8 @@ Source = Literal["user", "agent"]
 StoreName = Literal["project", "user"]
 
 #: ``confirm(action, question) -> bool``: ask a human; ``action`` is
-#: ``"remember"`` or ``"verify"``. Raise ``MemError`` if no human can be asked.
+#: ``"remember"``, ``"verify"`` or ``"forget"``. Raise ``MemError`` if no
+#: human can be asked.
 Confirm = Callable[[str, str], bool]
 
 _KEY = re.compile(r"[a-z0-9_]+")
@@ -121,10 +122,15 @@ NO_TTY = {
         "verify needs a human: confirm it in an interactive terminal (stdin and stdout must be a TTY); "
         "nothing was changed."
     ),
+    "forget": (
+        "forgetting a memory a human confirmed (verified or said by the user) needs a human: "
+        "confirm it in an interactive terminal (stdin and stdout must be a TTY); nothing was deleted."
+    ),
 }
 NOT_CONFIRMED = {
     "remember": "Not confirmed; nothing was stored.",
     "verify": "Not confirmed; nothing was changed.",
+    "forget": "Not confirmed; nothing was deleted.",
 }
 CHANGED_WHILE_ASKING = "The memory changed while waiting for confirmation; nothing was changed."
 
@@ -743,9 +749,14 @@ def forget(
     directory: str | None = None,
     now: str | None = None,
     kernel: Kernel | None = None,
+    confirm: Confirm | None = terminal_confirmation,
 ) -> ForgetResult:
     """Delete a memory (by id, or ``<category>/<key>`` in ``mind``); the
-    history keeps a tombstone with its last value."""
+    history keeps a tombstone with its last value.
+
+    An agent may forget what agents stored; a memory a human confirmed
+    (verified, or ``source:"user"``) is forgotten only after ``confirm``, so
+    that an agent cannot quietly undo what the user said."""
     now = now or now_iso()
     parsed = parse_ref(ref)
     mind_id = parse_mind(mind)
@@ -753,11 +764,22 @@ def forget(
     directory_path = _directory(user, directory)
     if not backend.exists(directory_path):
         raise _not_found(ref, mind_id, user)
-    with backend.open(directory_path, create=False) as store, store.transaction():
+    with backend.open(directory_path, create=False) as store:
         record = _find(store, parsed, mind_id)
         if record is None:
             raise _not_found(ref, mind_id, user)
-        store.delete(record["id"], at=now)
+        if record["verified"] or record["source"] == "user":
+            question = "mem forget: delete this memory a human confirmed?\n" + _describe(
+                record, record["mind_id"], user
+            )
+            _ask(confirm, "forget", question)
+        with store.transaction():
+            current = store.get(record["id"])
+            if current is None:
+                raise _not_found(ref, mind_id, user)
+            if current != record:
+                raise MemError(CHANGED_WHILE_ASKING)
+            store.delete(record["id"], at=now)
     return ForgetResult(memory=Memory.model_validate(record), store=_store_name(user))
 
 

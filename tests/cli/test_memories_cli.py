@@ -150,9 +150,13 @@ def test_forget_and_verify_outputs(mem, project: Path, now: str) -> None:
         f"mem verify: fact/k ({stored.id}) was already verified (mind default, project store)\n"
     )
     assert json.loads(mem("verify", stored.id, "--json", *d).out) == {"memory": stored.to_json(), "changed": False}
-    assert (
-        mem("forget", "fact/k", *d).out == f"mem forget: forgot fact/k ({stored.id}) from mind default, project store\n"
-    )
+    # what the user said is not forgotten by an agent (no terminal, no human)
+    refused = mem("forget", "fact/k", *d)
+    assert (refused.code, refused.out) == (1, "")
+    assert refused.err == "mem forget: " + api.NO_TTY["forget"] + "\n"
+    assert api.forget("fact/k", directory=str(project), confirm=yes).memory.id == stored.id
+    agent = api.remember("fact", "k", "agent's note", directory=str(project)).memory
+    assert mem("forget", "fact/k", *d).out == f"mem forget: forgot fact/k ({agent.id}) from mind default, project store\n"
     again = api.remember("fact", "k", "v", directory=str(project)).memory
     assert json.loads(mem("forget", again.id, "--json", *d).out) == {"forgotten": again.to_json()}
     gone = mem("forget", "fact/k", *d)
