@@ -142,8 +142,9 @@ def parse(args: Sequence[str]) -> Parsed:
                 problem = problem or f"option '{option.flags}' argument missing"
                 continue
             if option.multiple:
-                parsed.values.setdefault(option.dest, [])
-                parsed.values[option.dest].append(value)  # type: ignore[union-attr]
+                items = parsed.values.setdefault(option.dest, [])
+                assert isinstance(items, list)
+                items.append(value)
             else:
                 parsed.values[option.dest] = value
             continue
