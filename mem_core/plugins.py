@@ -39,6 +39,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "mem_plugins.signal_accept",
     "mem_plugins.signal_ci",
     "mem_plugins.sqlite_store",
+    "mem_plugins.postgres_store",
     "mem_plugins.memories_source",
     "mem_plugins.evidence",
     "mem_plugins.nexus",

@@ -31,6 +31,7 @@ from mem_core.interfaces import MemoryStore
 from mem_core.memory_records import FIELDS, MemoryFilter, recall_terms, sort_records
 from mem_core.plugins import Kernel, make_plugin_manager
 from tests.plugins.dict_store import DictStore
+from tests.plugins.postgres_server import postgres_factory
 
 Opener = Callable[[], MemoryStore]
 
@@ -41,7 +42,7 @@ def _default_factory(cls: type[MemoryStore], tmp_path: Path) -> Opener:
 
 
 #: backend name -> factory, for backends that need more than a directory
-BACKEND_FACTORIES: dict[str, Callable[[type[MemoryStore], Path], Opener]] = {}
+BACKEND_FACTORIES: dict[str, Callable[[type[MemoryStore], Path], Opener]] = {"postgres": postgres_factory}
 
 
 class DictStorePlugin:
