@@ -427,10 +427,11 @@ def test_invalid_listing_options(project: Path, now: str, options: dict, message
 
 
 def test_an_unknown_backend_is_named(project: Path, now: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MEM_STORE", "postgres")
+    monkeypatch.setenv("MEM_STORE", "mongo")
     with pytest.raises(MemError) as caught:
         api.remember("fact", "k", "v", directory=str(project))
-    assert caught.value.message == "unknown memory store 'postgres' (set MEM_STORE to one of: sqlite)"
+    assert caught.value.message == "unknown memory store 'mongo' (set MEM_STORE to one of: sqlite, postgres)"
+    assert not (project / ".bmad").exists()
 
 
 # -- stores ---------------------------------------------------------------------------
