@@ -134,7 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'project':<14} {'action':<14} {'median ms':>10} {'× pass':>8}  target")
     for row in rows:
         target = 8 if row["project"] == "empty project" else 12
-        mark = "" if row["action"] not in ("write", "recall") else (f"≤ {target}× " + ("ok" if row["ratio"] <= target else "MISSED"))  # type: ignore[operator]
+        mark = (
+            ""
+            if row["action"] not in ("write", "recall")
+            else (f"≤ {target}× " + ("ok" if row["ratio"] <= target else "MISSED"))
+        )  # type: ignore[operator]
         print(f"{row['project']:<14} {row['action']:<14} {row['median_ms']:>10} {row['ratio']:>8}  {mark}")
 
     memories = HERE / "bench_memories.py"

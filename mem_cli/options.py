@@ -10,4 +10,4 @@ Directory = Annotated[
     Optional[str],
     typer.Option("-d", "--directory", help="Project directory (default: current directory).", metavar="PATH"),
 ]
-Json = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output; errors become {\"error\": ...}.")]
+Json = Annotated[bool, typer.Option("--json", help='Machine-readable JSON output; errors become {"error": ...}.')]

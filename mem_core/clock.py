@@ -16,6 +16,7 @@ __all__ = ["now_iso", "parse_ms", "format_ms", "DAY_MS"]
 
 DAY_MS = 86_400_000
 
+
 def format_ms(ms: float) -> str:
     """``new Date(ms).toISOString()``."""
     ms = int(ms)

@@ -164,12 +164,7 @@ def js_pow(x: float, y: float) -> float:
     if (iy | ly) == 0:
         return 1.0
     # NaN in either argument
-    if (
-        ix > 0x7FF00000
-        or (ix == 0x7FF00000 and lx != 0)
-        or iy > 0x7FF00000
-        or (iy == 0x7FF00000 and ly != 0)
-    ):
+    if ix > 0x7FF00000 or (ix == 0x7FF00000 and lx != 0) or iy > 0x7FF00000 or (iy == 0x7FF00000 and ly != 0):
         return _NAN
 
     # yisint: 0 = y not an integer, 1 = odd integer, 2 = even integer
@@ -283,16 +278,12 @@ def js_pow(x: float, y: float) -> float:
             ss = u * v
             s_h = unpack_d(_ZERO4 + pack_d(ss)[4:])[0]
             # t_h = ax + bp[k], high part
-            t_h = unpack_d(
-                pack_w(0, ((ix >> 1) | 0x20000000) + 0x00080000 + (k << 18))
-            )[0]
+            t_h = unpack_d(pack_w(0, ((ix >> 1) | 0x20000000) + 0x00080000 + (k << 18)))[0]
             t_l = ax - (t_h - bp)
             s_l = v * ((u - s_h * t_h) - s_h * t_l)
             # log(ax)
             s2 = ss * ss
-            r = s2 * s2 * (
-                _L1 + s2 * (_L2 + s2 * (_L3 + s2 * (_L4 + s2 * (_L5 + s2 * _L6))))
-            )
+            r = s2 * s2 * (_L1 + s2 * (_L2 + s2 * (_L3 + s2 * (_L4 + s2 * (_L5 + s2 * _L6)))))
             r += s_l * (s_h + ss)
             s2 = s_h * s_h
             t_h = 3.0 + s2 + r

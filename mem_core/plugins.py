@@ -98,7 +98,9 @@ def make_plugin_manager(*, defaults: bool = True, entry_points: bool = True) -> 
             short = module_name.rsplit(".", 1)[1]
             if short in disabled:
                 continue
-            _load(pm, short, partial(importlib.import_module, module_name), module_name, _mem_version(), "default", infos)
+            _load(
+                pm, short, partial(importlib.import_module, module_name), module_name, _mem_version(), "default", infos
+            )
     if entry_points:
         for ep in _entry_points():
             if ep.name in disabled:

@@ -69,6 +69,7 @@ def _uuid4() -> str:
 
     return str(uuid.uuid4())
 
+
 _ERRNO_TEXT = {
     errno.ENOENT: "no such file or directory",
     errno.EACCES: "permission denied",

@@ -39,7 +39,6 @@ class Run:
         return self.err_bytes.decode("utf-8")
 
 
-
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in ("MEM_NOW", "MEM_DEBUG", "MEM_STRICT_PLUGINS", "MEM_STORE", "MEM_USER_DIR"):

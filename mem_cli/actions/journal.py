@@ -90,9 +90,7 @@ def write(
     output.out("\n".join(lines))
 
 
-def signal_options(
-    eval_: str | None, accept: str | None, ci: str | None, extra: list[str] | None
-) -> dict[str, str]:
+def signal_options(eval_: str | None, accept: str | None, ci: str | None, extra: list[str] | None) -> dict[str, str]:
     """The reward-signal options given, by signal name (``--signal NAME=VALUE``
     for a plugin's signal)."""
     from mem_core.errors import UsageError

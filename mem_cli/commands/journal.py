@@ -15,13 +15,28 @@ Value = Optional[str]
 
 
 def recall(
-    query: Annotated[Optional[list[str]], typer.Argument(help="Words to look for (joined with spaces).", show_default=False)] = None,
+    query: Annotated[
+        Optional[list[str]], typer.Argument(help="Words to look for (joined with spaces).", show_default=False)
+    ] = None,
     directory: Directory = None,
-    scope: Annotated[Value, typer.Option(help="project | portfolio (portfolio adds <portfolio>/memory/).", metavar="SCOPE")] = None,
-    portfolio: Annotated[Value, typer.Option(help="Portfolio brain directory, searched with --scope portfolio.", metavar="PATH")] = None,
+    scope: Annotated[
+        Value, typer.Option(help="project | portfolio (portfolio adds <portfolio>/memory/).", metavar="SCOPE")
+    ] = None,
+    portfolio: Annotated[
+        Value, typer.Option(help="Portfolio brain directory, searched with --scope portfolio.", metavar="PATH")
+    ] = None,
     limit: Annotated[Value, typer.Option(help="How many results to keep.  [default: 8]", metavar="N")] = None,
-    ranking: Annotated[Value, typer.Option(help="lexical (default) | evidence | a plugin's ranker.", metavar="MODE")] = None,
-    context_scope: Annotated[Value, typer.Option("--context-scope", help="Comma-separated project paths the question is about (evidence ranking).", metavar="PATHS")] = None,
+    ranking: Annotated[
+        Value, typer.Option(help="lexical (default) | evidence | a plugin's ranker.", metavar="MODE")
+    ] = None,
+    context_scope: Annotated[
+        Value,
+        typer.Option(
+            "--context-scope",
+            help="Comma-separated project paths the question is about (evidence ranking).",
+            metavar="PATHS",
+        ),
+    ] = None,
     json: Json = False,
 ) -> None:
     """Ranked retrieval over the journal, the Markdown notes and the other note sources."""
@@ -31,14 +46,31 @@ def recall(
 def write(
     directory: Directory = None,
     agent: Annotated[Value, typer.Option(help="Agent that produced the event (required).", metavar="NAME")] = None,
-    cli: Annotated[Value, typer.Option(help="Driving assistant: claude-code, gemini-cli, codex-cli, cursor, opencode, aider, antigravity …", metavar="NAME")] = None,
+    cli: Annotated[
+        Value,
+        typer.Option(
+            help="Driving assistant: claude-code, gemini-cli, codex-cli, cursor, opencode, aider, antigravity …",
+            metavar="NAME",
+        ),
+    ] = None,
     model: Annotated[Value, typer.Option(help="Model id, recorded as is.", metavar="ID")] = None,
     task: Annotated[Value, typer.Option(help="What was attempted.", metavar="TEXT")] = None,
     outcome: Annotated[Value, typer.Option(help="success | failure | partial | abandoned", metavar="OUTCOME")] = None,
-    eval_: Annotated[Value, typer.Option("--eval", help="Reward signal: eval suite score in [0,1] (weight 0.5).", metavar="SCORE")] = None,
-    accept: Annotated[Value, typer.Option(help="Reward signal: true | false | yes | no | [0,1] (weight 0.3).", metavar="BOOL")] = None,
-    ci: Annotated[Value, typer.Option(help="Reward signal: pass | fail | [0,1] (weight 0.2).", metavar="RESULT")] = None,
-    signal: Annotated[Optional[list[str]], typer.Option(help="A plugin's reward signal, NAME=VALUE (repeatable); see `mem plugins`.", metavar="NAME=VALUE")] = None,
+    eval_: Annotated[
+        Value, typer.Option("--eval", help="Reward signal: eval suite score in [0,1] (weight 0.5).", metavar="SCORE")
+    ] = None,
+    accept: Annotated[
+        Value, typer.Option(help="Reward signal: true | false | yes | no | [0,1] (weight 0.3).", metavar="BOOL")
+    ] = None,
+    ci: Annotated[
+        Value, typer.Option(help="Reward signal: pass | fail | [0,1] (weight 0.2).", metavar="RESULT")
+    ] = None,
+    signal: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            help="A plugin's reward signal, NAME=VALUE (repeatable); see `mem plugins`.", metavar="NAME=VALUE"
+        ),
+    ] = None,
     json: Json = False,
 ) -> None:
     """Append a structured event to .bmad/memory/journal.ndjson."""

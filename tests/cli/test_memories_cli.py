@@ -156,7 +156,9 @@ def test_forget_and_verify_outputs(mem, project: Path, now: str) -> None:
     assert refused.err == "mem forget: " + api.NO_TTY["forget"] + "\n"
     assert api.forget("fact/k", directory=str(project), confirm=yes).memory.id == stored.id
     agent = api.remember("fact", "k", "agent's note", directory=str(project)).memory
-    assert mem("forget", "fact/k", *d).out == f"mem forget: forgot fact/k ({agent.id}) from mind default, project store\n"
+    assert (
+        mem("forget", "fact/k", *d).out == f"mem forget: forgot fact/k ({agent.id}) from mind default, project store\n"
+    )
     again = api.remember("fact", "k", "v", directory=str(project)).memory
     assert json.loads(mem("forget", again.id, "--json", *d).out) == {"forgotten": again.to_json()}
     gone = mem("forget", "fact/k", *d)

@@ -63,7 +63,10 @@ def test_no_match_is_exit_0(mem, project: Path, now: str) -> None:
     run = mem("recall", "nothing", "here", "-d", str(project), "--scope", "portfolio")
     assert (run.code, run.out) == (0, 'mem recall: no matches for "nothing here" (scope: portfolio)\n')
     run = mem("recall", "nothing", "--json", "-d", str(project))
-    assert run.out == '{\n  "query": "nothing",\n  "scope": "project",\n  "ranking": "lexical",\n  "count": 0,\n  "results": []\n}\n'
+    assert (
+        run.out
+        == '{\n  "query": "nothing",\n  "scope": "project",\n  "ranking": "lexical",\n  "count": 0,\n  "results": []\n}\n'
+    )
 
 
 def _journal(project: Path, *events: dict) -> None:
@@ -93,7 +96,10 @@ def test_blank_corrupt_and_non_object_lines_are_skipped(mem, project: Path, now:
     path.parent.mkdir(parents=True)
     path.write_text('\n{torn\n[1,2]\n"deploy"\n  {"agent":"deploy","ts":"x"}  \n')
     run = mem("recall", "deploy", "-d", str(project))
-    assert run.out == 'mem recall: 1 match(es) for "deploy" (scope: project)\n  1. [1.000] event journal.ndjson#x\n     deploy {}\n'
+    assert (
+        run.out
+        == 'mem recall: 1 match(es) for "deploy" (scope: project)\n  1. [1.000] event journal.ndjson#x\n     deploy {}\n'
+    )
 
 
 def test_portfolio_scope_adds_the_brain_and_reads_a_file_once(mem, tmp_path: Path, project: Path, now: str) -> None:
@@ -102,7 +108,9 @@ def test_portfolio_scope_adds_the_brain_and_reads_a_file_once(mem, tmp_path: Pat
     (brain / "lessons.md").write_text("### Shared lesson\nAlways pin the clock.\n")
     (project / ".agents/memory").mkdir(parents=True)
     (project / ".agents/memory/lessons.md").write_text("### Local lesson\nPin the clock in tests.\n")
-    run = mem("recall", "clock", "--json", "-d", str(project), "--scope", "portfolio", "--portfolio", str(tmp_path / "brain"))
+    run = mem(
+        "recall", "clock", "--json", "-d", str(project), "--scope", "portfolio", "--portfolio", str(tmp_path / "brain")
+    )
     results = json.loads(run.out)["results"]
     assert [(r["sourceFile"], r["ref"]) for r in results] == [
         ("../brain/memory/lessons.md", "Shared lesson"),
@@ -114,7 +122,9 @@ def test_portfolio_scope_adds_the_brain_and_reads_a_file_once(mem, tmp_path: Pat
     # the project itself as the portfolio: .bmad/memory is reached twice, read once
     (project / ".bmad/memory").mkdir(parents=True)
     (project / ".bmad/memory/lessons.md").write_text("### Twice\nclock\n")
-    run = mem("recall", "clock", "--json", "-d", str(project), "--scope", "portfolio", "--portfolio", str(project / ".bmad"))
+    run = mem(
+        "recall", "clock", "--json", "-d", str(project), "--scope", "portfolio", "--portfolio", str(project / ".bmad")
+    )
     assert [r["ref"] for r in json.loads(run.out)["results"]].count("Twice") == 1
 
 
@@ -125,7 +135,9 @@ def test_ties_keep_source_order_and_limit_cuts(mem, project: Path, now: str) -> 
             (project / directory / name).write_text("### same\nword\n")
     run = mem("recall", "word", "--json", "-d", str(project))
     files = [r["sourceFile"] for r in json.loads(run.out)["results"]]
-    assert files == [f"{d}/{n}" for d in (".bmad/memory", ".agents/memory") for n in ("decisions.md", "lessons.md", "patterns.md")]
+    assert files == [
+        f"{d}/{n}" for d in (".bmad/memory", ".agents/memory") for n in ("decisions.md", "lessons.md", "patterns.md")
+    ]
     run = mem("recall", "word", "--json", "--limit", "0", "-d", str(project))
     assert json.loads(run.out)["count"] == 0
 
@@ -146,7 +158,10 @@ def test_unsafe_sources_are_skipped_and_reported(mem, project: Path, tmp_path: P
     )
     data = json.loads(mem("recall", "word", "--json", "-d", str(project)).out)
     assert list(data)[-1] == "skipped"
-    assert data["skipped"][1] == {"path": ".agents/memory/lessons.md", "reason": "Memory paths cannot follow symbolic links or junctions."}
+    assert data["skipped"][1] == {
+        "path": ".agents/memory/lessons.md",
+        "reason": "Memory paths cannot follow symbolic links or junctions.",
+    }
 
 
 @pytest.mark.parametrize(

@@ -37,7 +37,9 @@ def test_through_typer_equals_through_mem(mem, bmad_project: Path, tmp_path: Pat
     expected = mem(*argv, "-d", str(bmad_project))
     parsed = parse([*argv, "-d", str(other)])
     assert parsed.action is not None
-    got = _capture(mem, lambda: run_typer(typer_args(parsed.action, parsed.values, parsed.words), parsed.action, parsed.json))
+    got = _capture(
+        mem, lambda: run_typer(typer_args(parsed.action, parsed.values, parsed.words), parsed.action, parsed.json)
+    )
     assert (got.code, got.out) == (expected.code, expected.out)
     assert got.err == expected.err.replace(str(bmad_project), str(other))
     assert tree_bytes(other) == tree_bytes(bmad_project)
@@ -80,5 +82,7 @@ def test_each_action_declares_in_typer_the_options_it_uses(action: str) -> None:
 
     command = typer.main.get_command(app).commands[action]  # type: ignore[attr-defined]
     declared = {opt for param in command.params for opt in param.opts if opt.startswith("--")}
-    spelled = {name for name, option in OPTIONS.items() if name.startswith("--") and option.dest in ACTION_OPTIONS[action]}
+    spelled = {
+        name for name, option in OPTIONS.items() if name.startswith("--") and option.dest in ACTION_OPTIONS[action]
+    }
     assert declared - {"--help"} == spelled

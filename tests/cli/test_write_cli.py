@@ -34,11 +34,14 @@ def test_text_output_is_exact(mem, project: Path, now: str) -> None:
               "--outcome", "success", "--ci", "pass", "-d", str(project))  # fmt: skip
     assert run.code == 0
     event_id = json.loads((project / JOURNAL).read_text())["id"]
-    assert run.out_bytes == (
-        f"mem write: event {event_id} appended ({now})\n"
-        "  agent=forge cli=claude-code model=- outcome=success\n"
-        "  task: Add login rate limit\n"
-    ).encode()
+    assert (
+        run.out_bytes
+        == (
+            f"mem write: event {event_id} appended ({now})\n"
+            "  agent=forge cli=claude-code model=- outcome=success\n"
+            "  task: Add login rate limit\n"
+        ).encode()
+    )
     assert run.err_bytes == b""
 
 
@@ -50,7 +53,9 @@ def test_no_task_line_without_a_task_and_long_tasks_are_cut(mem, project: Path, 
 
 
 def test_json_output_is_the_record(mem, project: Path, now: str) -> None:
-    run = mem("write", "--agent", "zecher", "--eval", "0.6", "--accept", "YES", "--ci", "0.5", "--json", "-d", str(project))
+    run = mem(
+        "write", "--agent", "zecher", "--eval", "0.6", "--accept", "YES", "--ci", "0.5", "--json", "-d", str(project)
+    )
     line = (project / JOURNAL).read_text()
     assert run.out == '{\n  "written": ' + json.dumps(json.loads(line), indent=2).replace("\n", "\n  ") + "\n}\n"
     assert json.loads(line)["signals"] == {"evalScore": 0.6, "acceptance": True, "ci": 0.5}
@@ -99,14 +104,22 @@ def test_a_missing_directory_is_created(mem, tmp_path: Path, now: str) -> None:
     [
         ([], "appendEvent: event.agent is required"),
         (["--agent", ""], "appendEvent: event.agent is required"),
-        (["--agent", "a", "--outcome", "won"], "appendEvent: event.outcome must be one of success|failure|partial|abandoned"),
-        (["--agent", "a", "--outcome", ""], "appendEvent: event.outcome must be one of success|failure|partial|abandoned"),
+        (
+            ["--agent", "a", "--outcome", "won"],
+            "appendEvent: event.outcome must be one of success|failure|partial|abandoned",
+        ),
+        (
+            ["--agent", "a", "--outcome", ""],
+            "appendEvent: event.outcome must be one of success|failure|partial|abandoned",
+        ),
         (["--agent"], "option '--agent <name>' argument missing"),
         (["--agent", "a", "--bogus"], "unknown option '--bogus'"),
         (["--agent", "a", "--signal", "nope=1"], "unknown reward signal 'nope' (known: eval, accept, ci)"),
     ],
 )
-def test_bad_input_has_its_exact_message_exit_1_and_changes_nothing(mem, bmad_project: Path, now: str, args, message) -> None:
+def test_bad_input_has_its_exact_message_exit_1_and_changes_nothing(
+    mem, bmad_project: Path, now: str, args, message
+) -> None:
     before = tree_bytes(bmad_project)
     run = mem("write", "-d", str(bmad_project), *args)
     assert (run.code, run.out_bytes, run.err) == (1, b"", f"mem write: {message}\n")

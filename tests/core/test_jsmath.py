@@ -15,9 +15,7 @@ import pytest
 
 from mem_core.jsmath import js_log, js_pow
 
-_VECTORS = json.loads(
-    (Path(__file__).parent / "data" / "jsmath_vectors.json").read_text(encoding="utf-8")
-)
+_VECTORS = json.loads((Path(__file__).parent / "data" / "jsmath_vectors.json").read_text(encoding="utf-8"))
 
 
 def _d(h: str) -> float:

@@ -34,7 +34,7 @@ def test_non_finite_numbers_are_null_in_json() -> None:
 
 
 def test_indented_and_compact_output_match_json_stringify() -> None:
-    value = {"a": [1.0, {}], "b": "é\u2028\ud800\u0001\"\\", "c": [], "d": {"x": None, "y": True}}
+    value = {"a": [1.0, {}], "b": 'é\u2028\ud800\u0001"\\', "c": [], "d": {"x": None, "y": True}}
     assert dumps(value, 2) == GOLDEN["stringify"][0]
     value = {"a": [1.0, {}], "b": "é\u2028\ud800\u0001", "c": [], "d": {"x": None, "y": True}}
     assert dumps(value) == GOLDEN["stringify"][1]

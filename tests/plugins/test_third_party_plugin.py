@@ -33,7 +33,9 @@ def test_recall_ranks_with_the_entry_point_ranker(mem, project: Path, now: str, 
     assert shortest["ranking"] == "shortest"
     assert [r["ref"] for r in shortest["results"]] == ["S", "Cache cache"]
     assert [r["ref"] for r in lexical["results"]] == ["Cache cache", "S"]
-    assert shortest["results"][0]["score"] == 1 / len("S\ncache ab cd ef gh\n\n")  # the final newline opens an empty line
+    assert shortest["results"][0]["score"] == 1 / len(
+        "S\ncache ab cd ef gh\n\n"
+    )  # the final newline opens an empty line
 
 
 def test_the_plugin_is_listed_with_its_distribution_version(mem, with_test_plugin) -> None:
