@@ -59,7 +59,7 @@ class PluginInfo:
         self.name = name
         self.provider = provider
         self.version = version
-        self.origin = origin  # "default" | "entry-point"
+        self.origin = origin  # "default" | "env" (MEM_PLUGINS) | "entry-point"
         self.error = error
 
 
@@ -79,8 +79,9 @@ def _mem_version() -> str:
 
 
 def make_plugin_manager(*, defaults: bool = True, entry_points: bool = True) -> pluggy.PluginManager:
-    """Build a plugin manager with the default plugins and the third-party
-    plugins of the ``mem.plugins`` entry-point group.
+    """Build a plugin manager with the default plugins, the plugins named by
+    ``MEM_PLUGINS`` and the third-party plugins of the ``mem.plugins``
+    entry-point group.
 
     ``MEM_DISABLE_PLUGINS=a,b`` blocks plugins by name before import; a plugin
     that fails to import is recorded (``pm.mem_plugin_info``) and skipped,
@@ -101,6 +102,9 @@ def make_plugin_manager(*, defaults: bool = True, entry_points: bool = True) -> 
             _load(
                 pm, short, partial(importlib.import_module, module_name), module_name, _mem_version(), "default", infos
             )
+    for name, provider, loader in _env_plugins():
+        if name not in disabled:
+            _load(pm, name, loader, provider, "", "env", infos)
     if entry_points:
         for ep in _entry_points():
             if ep.name in disabled:
@@ -123,6 +127,36 @@ class _EntryPoint:
         for part in attr.strip().split(".") if attr.strip() else ():
             obj = getattr(obj, part)
         return obj
+
+
+def _env_plugins() -> list[tuple[str, str, Callable[[], Any]]]:
+    """Plugins named by ``MEM_PLUGINS``: comma-separated module names
+    (``team_rankers``) or paths of Python files (``tools/mem_local.py``), for a
+    team's plugins that are not packaged. Opt-in by the environment only: a
+    file in a project is never loaded because it is there."""
+    found = []
+    for part in os.environ.get("MEM_PLUGINS", "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if part.endswith(".py"):
+            path = os.path.abspath(part)
+            name = os.path.basename(path)[:-3]
+            found.append((name, path, partial(_load_file, name, path)))
+        else:
+            found.append((part.rsplit(".", 1)[-1], part, partial(importlib.import_module, part)))
+    return found
+
+
+def _load_file(name: str, path: str) -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"mem_local_plugin_{name}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _entry_points() -> list[_EntryPoint]:

@@ -112,3 +112,54 @@ def test_mem_plugins_lists_a_broken_plugin(mem, tmp_path: Path, monkeypatch: pyt
     assert run.code == 0, run.err
     assert "  broken (entry-point: mem_broken_plugin3 0.9): -\n    BROKEN: RuntimeError: boom\n" in run.out
     assert mem("recall", "anything").code == 0  # other commands unaffected
+
+
+LOCAL_PLUGIN = """
+from mem_core import hookimpl
+from mem_core.interfaces import Ranker
+
+
+class Newest(Ranker):
+    name = "newest"
+
+    def rank(self, request, candidates):
+        hits = [c for c in candidates if c.fields["kind"] == "event"]
+        for c in hits:
+            c.score = 1.0
+        return list(reversed(hits))
+
+
+@hookimpl
+def mem_register_rankers():
+    return [Newest]
+"""
+
+
+def test_mem_plugins_loads_an_unpackaged_file(mem, project: Path, tmp_path: Path, now: str, monkeypatch) -> None:
+    plugin = tmp_path / "team_ranker.py"
+    plugin.write_text(LOCAL_PLUGIN)
+    for task in ("first", "second"):
+        assert mem("write", "--agent", "a", "--task", task, "-d", str(project)).code == 0
+    monkeypatch.setenv("MEM_PLUGINS", f" {plugin} ,")
+    run = mem("recall", "anything", "--ranking", "newest", "--json", "-d", str(project))
+    assert run.code == 0, run.err
+    import json
+
+    assert [r["event"]["task"] for r in json.loads(run.out)["results"]] == ["second", "first"]
+    rows = {r["name"]: r for r in json.loads(mem("plugins", "--json").out)["plugins"]}
+    assert rows["team_ranker"]["origin"] == "env"
+    assert rows["team_ranker"]["provides"] == [{"kind": "ranker", "name": "newest"}]
+    monkeypatch.setenv("MEM_DISABLE_PLUGINS", "team_ranker")
+    assert mem("recall", "x", "--ranking", "newest", "-d", str(project)).code == 1
+
+
+def test_a_missing_mem_plugins_file_is_reported_not_fatal(mem, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("MEM_PLUGINS", str(tmp_path / "nope.py"))
+    rows = {r["name"]: r for r in json_rows(mem("plugins", "--json").out)}
+    assert rows["nope"]["error"].startswith("FileNotFoundError")
+
+
+def json_rows(text: str) -> list[dict]:
+    import json
+
+    return json.loads(text)["plugins"]
