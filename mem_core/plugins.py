@@ -134,7 +134,7 @@ def _env_plugins() -> list[tuple[str, str, Callable[[], Any]]]:
     (``team_rankers``) or paths of Python files (``tools/mem_local.py``), for a
     team's plugins that are not packaged. Opt-in by the environment only: a
     file in a project is never loaded because it is there."""
-    found = []
+    found: list[tuple[str, str, Callable[[], Any]]] = []
     for part in os.environ.get("MEM_PLUGINS", "").split(","):
         part = part.strip()
         if not part:
