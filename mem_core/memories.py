@@ -563,6 +563,16 @@ def _not_found(ref: str, mind_id: str, user: bool) -> MemError:
     return MemError(f"No memory {ref} in mind {mind_id} of {where}.")
 
 
+def _unchanged_since_asked(store: MemoryStore, record: dict[str, Any], ref: str, mind_id: str, user: bool) -> None:
+    """Inside the write transaction, after a human was asked about ``record``:
+    refuse if the memory went away or changed meanwhile."""
+    current = store.get(record["id"])
+    if current is None:
+        raise _not_found(ref, mind_id, user)
+    if current != record:
+        raise MemError(CHANGED_WHILE_ASKING)
+
+
 def _visible(text: str) -> str:
     """``text`` with every control and bidirectional-formatting character
     shown as an escape, so that what a human confirms is what is stored."""
@@ -774,11 +784,7 @@ def forget(
             )
             _ask(confirm, "forget", question)
         with store.transaction():
-            current = store.get(record["id"])
-            if current is None:
-                raise _not_found(ref, mind_id, user)
-            if current != record:
-                raise MemError(CHANGED_WHILE_ASKING)
+            _unchanged_since_asked(store, record, ref, mind_id, user)
             store.delete(record["id"], at=now)
     return ForgetResult(memory=Memory.model_validate(record), store=_store_name(user))
 
@@ -814,12 +820,8 @@ def verify(
         )
         _ask(confirm, "verify", question)
         with store.transaction():
-            current = store.get(record["id"])
-            if current is None:
-                raise _not_found(ref, mind_id, user)
-            if current != record:
-                raise MemError(CHANGED_WHILE_ASKING)
-            record = {**current, "verified": True}
+            _unchanged_since_asked(store, record, ref, mind_id, user)
+            record = {**record, "verified": True}
             store.update(record, action="verify", at=now)
     return VerifyResult(memory=Memory.model_validate(record), changed=True, store=_store_name(user))
 

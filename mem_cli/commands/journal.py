@@ -9,7 +9,7 @@ import typer
 
 from ..actions import journal as actions
 from ..actions.journal import signal_options  # noqa: F401  (re-exported for other commands)
-from ..options import Directory, Json
+from ..options import Accept, Ci, Directory, Eval, Json, Signal
 
 Value = Optional[str]
 
@@ -56,21 +56,10 @@ def write(
     model: Annotated[Value, typer.Option(help="Model id, recorded as is.", metavar="ID")] = None,
     task: Annotated[Value, typer.Option(help="What was attempted.", metavar="TEXT")] = None,
     outcome: Annotated[Value, typer.Option(help="success | failure | partial | abandoned", metavar="OUTCOME")] = None,
-    eval_: Annotated[
-        Value, typer.Option("--eval", help="Reward signal: eval suite score in [0,1] (weight 0.5).", metavar="SCORE")
-    ] = None,
-    accept: Annotated[
-        Value, typer.Option(help="Reward signal: true | false | yes | no | [0,1] (weight 0.3).", metavar="BOOL")
-    ] = None,
-    ci: Annotated[
-        Value, typer.Option(help="Reward signal: pass | fail | [0,1] (weight 0.2).", metavar="RESULT")
-    ] = None,
-    signal: Annotated[
-        Optional[list[str]],
-        typer.Option(
-            help="A plugin's reward signal, NAME=VALUE (repeatable); see `mem plugins`.", metavar="NAME=VALUE"
-        ),
-    ] = None,
+    eval_: Eval = None,
+    accept: Accept = None,
+    ci: Ci = None,
+    signal: Signal = None,
     json: Json = False,
 ) -> None:
     """Append a structured event to .bmad/memory/journal.ndjson."""

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..actions import reinforce as actions
-from ..options import Directory, Json
+from ..options import Accept, Ci, Directory, Eval, Json, Signal
 
 Value = Optional[str]
 
@@ -18,21 +18,10 @@ def reinforce(
     pattern: Annotated[
         Value, typer.Option(help="Pattern id to reinforce: its heading in patterns.md (required).", metavar="ID")
     ] = None,
-    eval_: Annotated[
-        Value, typer.Option("--eval", help="Reward signal: eval suite score in [0,1] (weight 0.5).", metavar="SCORE")
-    ] = None,
-    accept: Annotated[
-        Value, typer.Option(help="Reward signal: true | false | yes | no | [0,1] (weight 0.3).", metavar="BOOL")
-    ] = None,
-    ci: Annotated[
-        Value, typer.Option(help="Reward signal: pass | fail | [0,1] (weight 0.2).", metavar="RESULT")
-    ] = None,
-    signal: Annotated[
-        Optional[list[str]],
-        typer.Option(
-            help="A plugin's reward signal, NAME=VALUE (repeatable); see `mem plugins`.", metavar="NAME=VALUE"
-        ),
-    ] = None,
+    eval_: Eval = None,
+    accept: Accept = None,
+    ci: Ci = None,
+    signal: Signal = None,
     evidence: Annotated[
         Value,
         typer.Option(
