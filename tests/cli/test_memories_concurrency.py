@@ -9,6 +9,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -86,7 +87,7 @@ def test_eight_processes_storing_at_once_lose_nothing(project: Path, tmp_path: P
     assert api.list_memories(category="note", directory=str(project)).memories[0].content == shared[-1].memory.content
 
     db = project / ".bmad" / "memory" / "memories.sqlite3"
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn:
         conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')")
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert conn.execute("SELECT count(*) FROM memory_history").fetchone() == (WORKERS * STORES + writes,)

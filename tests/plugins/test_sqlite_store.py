@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from tests.plugins.test_store_contract import NOW, insert, record
 
 def dump(path: Path) -> list[str]:
     """Every table's rows as SQL (what changed, not how SQLite laid out pages)."""
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn:
         return list(conn.iterdump())
 
 
