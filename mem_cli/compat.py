@@ -81,8 +81,10 @@ class Parsed:
         self.json = False
         self.help = False
         self.rest: list[str] = []  # the arguments after the action, as given
-        #: the first usage problem (unknown option, missing value), if any
+        #: the usage problem commander would report (a missing value at once,
+        #: else the first unknown option), and its "(Did you mean …?)" line
         self.problem: str | None = None
+        self.suggestion = ""
 
     def kwargs(self) -> dict[str, object]:
         """Keyword arguments for the action's handler."""
@@ -101,6 +103,7 @@ def parse(args: Sequence[str]) -> Parsed:
     other commands are parsed again by typer)."""
     parsed = Parsed()
     problem: str | None = None
+    unknown: str | None = None
     action_index = -1
     i = 0
     words: list[str] = []
@@ -123,12 +126,13 @@ def parse(args: Sequence[str]) -> Parsed:
                 name, inline = token[:2], token[2:]
                 eq = "=" if inline else ""
             option = OPTIONS.get(name)
-            if option is None:
-                problem = problem or f"unknown option '{token}'"
+            if option is None or (not option.takes_value and eq and token.startswith("--")):
+                # commander reports unknown options after the whole line is read
+                unknown = unknown or token
                 continue
             if not option.takes_value:
-                if eq:
-                    problem = problem or f"option '{option.flags}' does not take an argument"
+                if eq:  # -j=… : an unknown short option in commander
+                    unknown = unknown or token
                     continue
                 parsed.values[option.dest] = True
                 parsed.json = parsed.json or option.dest == "json"
@@ -138,7 +142,7 @@ def parse(args: Sequence[str]) -> Parsed:
             elif i < len(args):
                 value = args[i]
                 i += 1
-            else:
+            else:  # commander fails at once on a missing value
                 problem = problem or f"option '{option.flags}' argument missing"
                 continue
             if option.multiple:
@@ -156,5 +160,57 @@ def parse(args: Sequence[str]) -> Parsed:
     parsed.words = words
     if parsed.action is not None:
         parsed.rest = list(args[:action_index]) + list(args[action_index + 1 :])
+    if problem is None and unknown is not None:
+        problem = f"unknown option '{unknown}'"
+        parsed.suggestion = suggest(unknown)
     parsed.problem = problem
     return parsed
+
+
+#: the long options commander knows for ``mem`` (declaration order), then
+#: the help option and the program's ``--version``: what it suggests from
+_SUGGESTABLE = (
+    "--directory", "--scope", "--portfolio", "--limit", "--ranking", "--context-scope", "--input",
+    "--agent", "--cli", "--model", "--task", "--outcome", "--pattern", "--eval", "--accept", "--ci",
+    "--evidence", "--json", "--help", "--version",
+)  # fmt: skip
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance (Damerau-Levenshtein without
+    substring re-edits), as commander computes it; 3 is "too far"."""
+    if abs(len(a) - len(b)) > 3:
+        return max(len(a), len(b))
+    d = [[i] + [0] * len(b) for i in range(len(a) + 1)]
+    d[0] = list(range(len(b) + 1))
+    for j in range(1, len(b) + 1):
+        for i in range(1, len(a) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
+
+
+def suggest(flag: str) -> str:
+    """commander's "(Did you mean …?)" line for an unknown long option, or ""."""
+    if not flag.startswith("--"):
+        return ""
+    word = flag[2:]
+    best = 3
+    similar: list[str] = []
+    for candidate in (c[2:] for c in _SUGGESTABLE):
+        if len(candidate) <= 1:
+            continue
+        distance = _edit_distance(word, candidate)
+        length = max(len(word), len(candidate))
+        if (length - distance) / length > 0.4:
+            if distance < best:
+                best, similar = distance, [candidate]
+            elif distance == best:
+                similar.append(candidate)
+    similar.sort(key=lambda c: (c.replace("-", ""), c))  # localeCompare, for these names
+    names = [f"--{c}" for c in similar]
+    if len(names) > 1:
+        return f"(Did you mean one of {', '.join(names)}?)"
+    return f"(Did you mean {names[0]}?)" if names else ""

@@ -61,8 +61,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .app import run_typer
 
         return run_typer([action, "--help"], action, parsed.json)
-    if parsed.problem:
-        output.error(action, parsed.problem, parsed.json)
+    if parsed.problem:  # as commander reports it (before any action runs)
+        if parsed.json:
+            output.error(action, parsed.problem, True)
+        else:
+            output.err("error: " + parsed.problem + ("\n" + parsed.suggestion if parsed.suggestion else ""))
         return ExitCode.FAILURE
     return run_action(action, lambda: _handler(action)(**parsed.kwargs()), parsed.json)
 

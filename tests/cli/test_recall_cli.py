@@ -172,7 +172,6 @@ def test_unsafe_sources_are_skipped_and_reported(mem, project: Path, tmp_path: P
         (["x", "--ranking", "semantic"], "recall: ranking must be lexical or evidence"),
         (["x", "--limit", "-1"], "--limit must be a non-negative integer"),
         (["x", "--limit", "2.5"], "--limit must be a non-negative integer"),
-        (["x", "--frobnicate"], "unknown option '--frobnicate'"),
     ],
 )
 def test_bad_recall_input(mem, bmad_project: Path, now: str, args, message) -> None:

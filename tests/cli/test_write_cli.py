@@ -112,8 +112,6 @@ def test_a_missing_directory_is_created(mem, tmp_path: Path, now: str) -> None:
             ["--agent", "a", "--outcome", ""],
             "appendEvent: event.outcome must be one of success|failure|partial|abandoned",
         ),
-        (["--agent"], "option '--agent <name>' argument missing"),
-        (["--agent", "a", "--bogus"], "unknown option '--bogus'"),
         (["--agent", "a", "--signal", "nope=1"], "unknown reward signal 'nope' (known: eval, accept, ci)"),
     ],
 )
@@ -151,3 +149,25 @@ def test_store_refusals_change_nothing(mem, project: Path, now: str, prepare, me
     run = mem("write", "--agent", "a", "-d", str(project))
     assert (run.code, run.err) == (1, f"mem write: {message}\n")
     assert tree_bytes(project) == before
+
+
+@pytest.mark.parametrize(
+    ("args", "stderr"),
+    [  # what bmad-plus mem (commander 14) prints for these, checked against it
+        (["--agent"], "error: option '--agent <name>' argument missing\n"),
+        (["--agent", "a", "--bogus"], "error: unknown option '--bogus'\n"),
+        (["--bogus", "--agent"], "error: option '--agent <name>' argument missing\n"),  # missing value wins
+        (["--jsn", "--agent", "a"], "error: unknown option '--jsn'\n(Did you mean --json?)\n"),
+        (["--json=1", "--agent", "a"], "error: unknown option '--json=1'\n(Did you mean --json?)\n"),
+        (["--agent", "a", "-x"], "error: unknown option '-x'\n"),
+        (["--agent", "a", "-d"], "error: option '-d, --directory <path>' argument missing\n"),
+        (["--so"], "error: unknown option '--so'\n(Did you mean --json?)\n"),
+    ],
+)
+def test_usage_errors_are_worded_as_commander_words_them(mem, project: Path, now: str, args, stderr) -> None:
+    run = mem("write", *args, cwd=project)
+    assert (run.code, run.out, run.err) == (1, "", stderr)
+    assert not (project / ".bmad").exists()
+    message = stderr.splitlines()[0].removeprefix("error: ")
+    run = mem("write", "--json", *args, cwd=project)  # with --json: the message as JSON, for agents
+    assert (run.code, run.out, run.err) == (1, json.dumps({"error": message}, separators=(",", ":")) + "\n", "")

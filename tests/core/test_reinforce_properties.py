@@ -149,6 +149,9 @@ def test_any_command_line_gives_a_message_never_a_traceback(mem, argv, repeat) -
             if run.code == 1:
                 if '{"error":' in run.out:
                     assert run.out.count("\n") == 1 and run.err == ""
+                elif run.err.startswith("error: "):  # a usage error, worded as commander words it
+                    lines = run.err.splitlines()
+                    assert len(lines) == 1 or (len(lines) == 2 and lines[1].startswith("(Did you mean"))
                 else:
                     assert run.err.startswith("mem reinforce: ") and run.err.count("\n") == 1
         _check_files(Path(tmp))
