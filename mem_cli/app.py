@@ -87,10 +87,8 @@ def _usage_message(exc: Exception) -> str:
     return exc.format_message()  # type: ignore[attr-defined]
 
 
-def run_typer(args: Sequence[str], action: str, json_mode: bool, no_action: bool = False) -> int:
-    """Run the typer application on ``args``; returns the exit code. With
-    ``no_action`` (``mem`` alone, or only options) the help is shown and the
-    exit code is 1, as for any usage error."""
+def run_typer(args: Sequence[str], action: str, json_mode: bool) -> int:
+    """Run the typer application on ``args``; returns the exit code."""
     from .main import run_action
 
     def call() -> int:
@@ -104,8 +102,6 @@ def run_typer(args: Sequence[str], action: str, json_mode: bool, no_action: bool
             raise UsageError(_usage_message(exc)) from None
         except typer.Abort:
             raise MemError("aborted") from None
-        if no_action:
-            return ExitCode.FAILURE
         return int(result) if isinstance(result, int) else ExitCode.OK
 
     return run_action(action, call, json_mode)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from mem_core.errors import ExitCode, MemError
 
 from . import output
-from .compat import ACTIONS, parse
+from .compat import ACTIONS, Parsed, parse
 
 #: every command, in the order the unknown-action message lists them
 #: (the five actions first); tests check it against the typer app
@@ -47,9 +47,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parsed = parse(args)
     action = parsed.action
     if action is None:
-        from .app import run_typer
+        if parsed.help or "--version" in args:
+            from .app import run_typer
 
-        return run_typer(args, "mem", parsed.json, no_action=not parsed.help and "--version" not in args)
+            return run_typer(args, "mem", parsed.json)
+        return _usage_error(parsed, parsed.problem or "missing required argument 'action'")
     if action not in COMMANDS:
         output.err(f"mem: unknown action '{action}' — expected " + " | ".join(COMMANDS))
         return ExitCode.FAILURE
@@ -61,13 +63,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .app import run_typer
 
         return run_typer([action, "--help"], action, parsed.json)
-    if parsed.problem:  # as commander reports it (before any action runs)
-        if parsed.json:
-            output.error(action, parsed.problem, True)
-        else:
-            output.err("error: " + parsed.problem + ("\n" + parsed.suggestion if parsed.suggestion else ""))
-        return ExitCode.FAILURE
+    if parsed.problem:
+        return _usage_error(parsed, parsed.problem)
     return run_action(action, lambda: _handler(action)(**parsed.kwargs()), parsed.json)
+
+
+def _usage_error(parsed: Parsed, message: str) -> int:
+    """A command-line error, worded as commander (``bmad-plus mem``) words it
+    (``error: …`` on stderr, with its "Did you mean" line); ``{"error": …}``
+    with ``--json``."""
+    if parsed.json:
+        output.error("", message, True)
+    else:
+        output.err("error: " + message + ("\n" + parsed.suggestion if parsed.suggestion else ""))
+    return ExitCode.FAILURE
 
 
 def run_action(action: str, call: Callable[[], int | None], json_mode: bool) -> int:

@@ -46,3 +46,12 @@ def test_usage_errors_exit_1_never_2(mem_process) -> None:
     assert mem_process("--version").code == 0
     run = mem_process("recall", "--help")
     assert run.code == 0 and b"--context-scope" in run.out_bytes
+
+
+def test_no_action_is_reported_as_bmad_plus_mem_reports_it(mem_process) -> None:
+    for args in ((), ("-d", "somewhere", "--limit", "3")):
+        run = mem_process(*args)
+        assert (run.code, run.out_bytes, run.err) == (1, b"", "error: missing required argument 'action'\n")
+    run = mem_process("--json")
+    assert (run.code, run.out) == (1, '{"error":"missing required argument \'action\'"}\n')
+    assert mem_process("--bogus").err == "error: unknown option '--bogus'\n"
