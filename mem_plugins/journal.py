@@ -69,11 +69,14 @@ def _line_filter(tokens: list[str] | None) -> Callable[[str], bool] | None:
     if not tokens or any(t == "object" or any(ch.isdigit() for ch in t) for t in tokens):
         return None
 
+    import re
+
+    search = re.compile("|".join(map(re.escape, tokens))).search
+
     def keep(line: str) -> bool:
         if "\\" in line or line == "null":
             return True
-        lowered = line.lower()
-        return any(t in lowered for t in tokens)
+        return search(line.lower()) is not None
 
     return keep
 
