@@ -23,7 +23,8 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import date, datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -563,6 +564,25 @@ def _not_found(ref: str, mind_id: str, user: bool) -> MemError:
     return MemError(f"No memory {ref} in mind {mind_id} of {where}.")
 
 
+@contextmanager
+def _existing_memory(
+    ref: str, mind: str | None, user: bool, directory: str | None, kernel: Kernel | None
+) -> Iterator[tuple[MemoryStore, dict[str, Any], str]]:
+    """The open store and the memory ``ref`` names in it (with its mind), or
+    the "No memory …" refusal."""
+    parsed = parse_ref(ref)
+    mind_id = parse_mind(mind)
+    backend = _backend(kernel)
+    directory_path = _directory(user, directory)
+    if not backend.exists(directory_path):
+        raise _not_found(ref, mind_id, user)
+    with backend.open(directory_path, create=False) as store:
+        record = _find(store, parsed, mind_id)
+        if record is None:
+            raise _not_found(ref, mind_id, user)
+        yield store, record, mind_id
+
+
 def _unchanged_since_asked(store: MemoryStore, record: dict[str, Any], ref: str, mind_id: str, user: bool) -> None:
     """Inside the write transaction, after a human was asked about ``record``:
     refuse if the memory went away or changed meanwhile."""
@@ -768,16 +788,7 @@ def forget(
     (verified, or ``source:"user"``) is forgotten only after ``confirm``, so
     that an agent cannot quietly undo what the user said."""
     now = now or now_iso()
-    parsed = parse_ref(ref)
-    mind_id = parse_mind(mind)
-    backend = _backend(kernel)
-    directory_path = _directory(user, directory)
-    if not backend.exists(directory_path):
-        raise _not_found(ref, mind_id, user)
-    with backend.open(directory_path, create=False) as store:
-        record = _find(store, parsed, mind_id)
-        if record is None:
-            raise _not_found(ref, mind_id, user)
+    with _existing_memory(ref, mind, user, directory, kernel) as (store, record, mind_id):
         if record["verified"] or record["source"] == "user":
             question = "mem forget: delete this memory a human confirmed?\n" + _describe(
                 record, record["mind_id"], user
@@ -803,16 +814,7 @@ def verify(
     source, confidence and ``updated_at`` are kept; the history records the
     verification. Verifying a verified memory changes nothing."""
     now = now or now_iso()
-    parsed = parse_ref(ref)
-    mind_id = parse_mind(mind)
-    backend = _backend(kernel)
-    directory_path = _directory(user, directory)
-    if not backend.exists(directory_path):
-        raise _not_found(ref, mind_id, user)
-    with backend.open(directory_path, create=False) as store:
-        record = _find(store, parsed, mind_id)
-        if record is None:
-            raise _not_found(ref, mind_id, user)
+    with _existing_memory(ref, mind, user, directory, kernel) as (store, record, mind_id):
         if record["verified"]:
             return VerifyResult(memory=Memory.model_validate(record), changed=False, store=_store_name(user))
         question = "mem verify: confirm that this memory is true (verified)?\n" + _describe(
