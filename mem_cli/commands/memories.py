@@ -25,6 +25,12 @@ User = Annotated[
 ]
 
 
+#: the memory a command acts on
+Ref = Annotated[
+    str, typer.Argument(help="The memory: its id (mem_…) or <category>/<key>.", metavar="REF", show_default=False)
+]
+
+
 def remember(
     category: Annotated[
         str,
@@ -188,15 +194,14 @@ def _details(memory: Memory, listing: bool = False) -> str:
 
 
 def forget(
-    ref: Annotated[
-        str, typer.Argument(help="The memory: its id (mem_…) or <category>/<key>.", metavar="REF", show_default=False)
-    ],
+    ref: Ref,
     mind: Mind = None,
     user: User = False,
     directory: Directory = None,
     json: Json = False,
 ) -> None:
-    """Delete a structured memory (its history keeps a tombstone)."""
+    """Delete a structured memory (its history keeps a tombstone); one a human
+    confirmed is deleted only after you confirm on the terminal."""
     from mem_core.memories import forget as run
 
     result = run(ref, mind=mind, user=user, directory=directory)
@@ -208,9 +213,7 @@ def forget(
 
 
 def verify(
-    ref: Annotated[
-        str, typer.Argument(help="The memory: its id (mem_…) or <category>/<key>.", metavar="REF", show_default=False)
-    ],
+    ref: Ref,
     mind: Mind = None,
     user: User = False,
     directory: Directory = None,
