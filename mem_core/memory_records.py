@@ -18,6 +18,7 @@ pydantic, no sqlite3): the recall source uses it on the start-up path.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from .text import tokenize
@@ -153,6 +154,41 @@ class MemoryFilter:
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
         return f"MemoryFilter({shown})"
+
+
+def sql_conditions(
+    where: MemoryFilter,
+    mark: str,
+    *,
+    tag_clause: str,
+    tag_value: Callable[[str], Any],
+    verified_value: Callable[[bool], Any],
+) -> tuple[list[str], list[Any]]:
+    """The SQL conditions (on a memories table aliased ``m``) and their
+    parameters that keep what ``where`` keeps, for a backend whose parameter
+    mark is ``mark``. The backend says how a tag is tested (``tag_clause``
+    with one mark, ``tag_value`` its parameter) and how it stores ``verified``.
+    """
+    conditions: list[str] = []
+    params: list[Any] = []
+    for column in ("mind_id", "category", "source", "priority"):
+        value = getattr(where, column)
+        if value is not None:
+            conditions.append(f"m.{column} = {mark}")
+            params.append(value)
+    if where.verified is not None:
+        conditions.append(f"m.verified = {mark}")
+        params.append(verified_value(bool(where.verified)))
+    if where.tag is not None:
+        conditions.append(tag_clause)
+        params.append(tag_value(where.tag))
+    if not where.include_expired:
+        conditions.append(f"(m.expires_at IS NULL OR m.expires_at > {mark})")
+        params.append(where.now)
+    if where.expires_before is not None:
+        conditions.append(f"m.expires_at IS NOT NULL AND m.expires_at <= {mark}")
+        params.append(where.expires_before)
+    return conditions, params
 
 
 def project_store_dir(project: str) -> str:

@@ -483,26 +483,16 @@ class PostgresStore(MemoryStore):
         return entries
 
     def _where(self, where: MemoryFilter) -> tuple[list[str], list[Any]]:
-        conditions = ["m.store = %s"]
-        params: list[Any] = [self._store_id]
-        for column in ("mind_id", "category", "source", "priority"):
-            value = getattr(where, column)
-            if value is not None:
-                conditions.append(f"m.{column} = %s")
-                params.append(value)
-        if where.verified is not None:
-            conditions.append("m.verified = %s")
-            params.append(bool(where.verified))
-        if where.tag is not None:
-            conditions.append("m.tags @> %s::text[]")
-            params.append([where.tag])
-        if not where.include_expired:
-            conditions.append("(m.expires_at IS NULL OR m.expires_at > %s)")
-            params.append(where.now)
-        if where.expires_before is not None:
-            conditions.append("m.expires_at IS NOT NULL AND m.expires_at <= %s")
-            params.append(where.expires_before)
-        return conditions, params
+        from mem_core.memory_records import sql_conditions
+
+        conditions, params = sql_conditions(
+            where,
+            "%s",
+            tag_clause="m.tags @> %s::text[]",
+            tag_value=lambda tag: [tag],
+            verified_value=bool,
+        )
+        return ["m.store = %s", *conditions], [self._store_id, *params]
 
     def query(self, where: MemoryFilter) -> list[dict[str, Any]]:
         conditions, params = self._where(where)

@@ -382,26 +382,15 @@ class SqliteStore(MemoryStore):
         return entries
 
     def _where(self, where: MemoryFilter) -> tuple[list[str], list[Any]]:
-        conditions: list[str] = []
-        params: list[Any] = []
-        for column in ("mind_id", "category", "source", "priority"):
-            value = getattr(where, column)
-            if value is not None:
-                conditions.append(f"m.{column} = ?")
-                params.append(value)
-        if where.verified is not None:
-            conditions.append("m.verified = ?")
-            params.append(1 if where.verified else 0)
-        if where.tag is not None:
-            conditions.append("EXISTS (SELECT 1 FROM memory_tags t WHERE t.tag = ? AND t.memory = m.n)")
-            params.append(where.tag)
-        if not where.include_expired:
-            conditions.append("(m.expires_at IS NULL OR m.expires_at > ?)")
-            params.append(where.now)
-        if where.expires_before is not None:
-            conditions.append("m.expires_at IS NOT NULL AND m.expires_at <= ?")
-            params.append(where.expires_before)
-        return conditions, params
+        from mem_core.memory_records import sql_conditions
+
+        return sql_conditions(
+            where,
+            "?",
+            tag_clause="EXISTS (SELECT 1 FROM memory_tags t WHERE t.tag = ? AND t.memory = m.n)",
+            tag_value=str,
+            verified_value=int,
+        )
 
     def query(self, where: MemoryFilter) -> list[dict[str, Any]]:
         conditions, params = self._where(where)
