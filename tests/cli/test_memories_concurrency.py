@@ -96,7 +96,9 @@ def test_eight_processes_storing_at_once_lose_nothing(project: Path, tmp_path: P
     assert [r["ref"] for r in recalled] == ["fact/w5_m42"]
 
 
-def test_real_mem_processes_racing_on_one_key_make_one_memory(project: Path, now: str) -> None:
+def race_remember_on_one_key(project: Path, workers: int, env: dict[str, str] | None = None) -> None:
+    """``workers`` real ``mem remember`` processes store the same key at once:
+    every one succeeds, exactly one creates it, and they all name one memory."""
     procs = [
         subprocess.Popen(
             [
@@ -114,15 +116,20 @@ def test_real_mem_processes_racing_on_one_key_make_one_memory(project: Path, now
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
-        )
-        for n in range(WORKERS)
+            env=env,
+        )  # fmt: skip
+        for n in range(workers)
     ]
     results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
-    assert [(code, err) for code, _, err in results] == [(0, b"")] * WORKERS
+    assert [(code, err) for code, _, err in results] == [(0, b"")] * workers
     created = [json.loads(out)["created"] for _, out, _ in results]
     assert created.count(True) == 1
     ids = {json.loads(out)["memory"]["id"] for _, out, _ in results}
     assert len(ids) == 1
+
+
+def test_real_mem_processes_racing_on_one_key_make_one_memory(project: Path, now: str) -> None:
+    race_remember_on_one_key(project, WORKERS)
     history = api.memory_history("project/status", directory=str(project)).entries
     assert sorted(e.memory.content for e in history) == [f"version {n}" for n in range(WORKERS)]
     assert [m.created_at for m in api.list_memories(directory=str(project)).memories] == [NOW]

@@ -20,6 +20,7 @@ import pytest
 
 from mem_core import memories as api
 from mem_plugins.postgres_store import DSN_ENV, MARKER
+from tests.cli.test_memories_concurrency import race_remember_on_one_key
 from tests.conftest import NOW, tree_bytes
 from tests.plugins.postgres_server import PASSWORD, new_database_dsn, postgres_server_fixture  # noqa: F401
 
@@ -238,32 +239,7 @@ def test_four_processes_storing_at_once_on_a_new_database_lose_nothing(mem, proj
 
 def test_real_mem_processes_racing_on_one_key_make_one_memory(project: Path, dsn: str) -> None:
     env = {**os.environ, "MEM_STORE": "postgres", DSN_ENV: dsn, "MEM_NOW": NOW}
-    procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "mem_cli",
-                "remember",
-                "project",
-                "status",
-                f"version {n}",
-                "--json",
-                "-d",
-                str(project),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            env=env,
-        )  # fmt: skip
-        for n in range(8)
-    ]
-    results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
-    assert [(code, err) for code, _, err in results] == [(0, b"")] * 8
-    created = [json.loads(out)["created"] for _, out, _ in results]
-    assert created.count(True) == 1
-    assert len({json.loads(out)["memory"]["id"] for _, out, _ in results}) == 1
+    race_remember_on_one_key(project, 8, env)
     with pytest.MonkeyPatch.context() as m:
         m.setenv("MEM_STORE", "postgres")
         m.setenv(DSN_ENV, dsn)
