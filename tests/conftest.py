@@ -19,6 +19,24 @@ FIXTURES = REPO.parent / "shared" / "fixtures" if (REPO.parent / "shared").is_di
 BMAD_PROJECT = FIXTURES / "bmad-plus-project"
 
 NOW = "2026-11-05T12:00:00.000Z"
+#: what bmad-plus mem printed for `mem recall cache values --ranking evidence
+#: --context-scope work` on the fixture project at NOW (shared/fixtures/README.md)
+EVIDENCE_RECALL_TEXT = """\
+mem recall: 6 match(es) for "cache values" (scope: project)
+  1. [1.190] note lessons.md § Cache contract
+     Cache contract Preserve false and zero cache values.
+  2. [1.122] note lessons.md § Cache resolution
+     Cache resolution Inspect the cache caller contract for values.
+  3. [1.099] note lessons.md § Cache alternative
+     Cache alternative Discard zero cache values.
+  4. [1.018] note patterns.md § Cache shortcut
+     Cache shortcut Reuse cache values without inspection.
+  5. [0.426] event journal.ndjson#da611e596f32
+     zecher gemini-cli Fix cache zero values partial {"evalScore":0.6,"acceptance":true}
+  6. [0.121] note decisions.md § 2026-06-01 — Use BullMQ for job queues
+     2026-06-01 — Use BullMQ for job queues - **Decision**: BullMQ over cron - **Why**: retries and backoff for cache warmers
+"""
+
 #: the test plugin package (tests/plugin_pkg) is installed in the test env but
 #: kept out of every test that does not ask for it, so outputs stay exact
 TEST_PLUGINS = "testranker"

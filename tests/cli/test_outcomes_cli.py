@@ -10,28 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import BMAD_PROJECT, tree_bytes
+from tests.conftest import BMAD_PROJECT, EVIDENCE_RECALL_TEXT, tree_bytes
 from tests.nexus_builder import relocate
 
 STORE = ".bmad/memory/outcomes.ndjson"
 README_OUTCOMES = """\
 4227ee233b3ae43783cbc521ca8b8449bcabe95c0c174ff595c2198b13eca557: accepted-current
 033798cf1d995eabde3cf6a7a01942b40daead820fb8b523d22bd6c0ca43bd78: accepted-current
-"""
-README_RECALL = """\
-mem recall: 6 match(es) for "cache values" (scope: project)
-  1. [1.190] note lessons.md § Cache contract
-     Cache contract Preserve false and zero cache values.
-  2. [1.122] note lessons.md § Cache resolution
-     Cache resolution Inspect the cache caller contract for values.
-  3. [1.099] note lessons.md § Cache alternative
-     Cache alternative Discard zero cache values.
-  4. [1.018] note patterns.md § Cache shortcut
-     Cache shortcut Reuse cache values without inspection.
-  5. [0.426] event journal.ndjson#da611e596f32
-     zecher gemini-cli Fix cache zero values partial {"evalScore":0.6,"acceptance":true}
-  6. [0.121] note decisions.md § 2026-06-01 — Use BullMQ for job queues
-     2026-06-01 — Use BullMQ for job queues - **Decision**: BullMQ over cron - **Why**: retries and backoff for cache warmers
 """
 
 
@@ -163,4 +148,4 @@ def test_the_readme_outputs_at_the_original_place(mem, at_srv: Path, now: str) -
     run = mem("outcomes", "-d", str(at_srv))
     assert (run.code, run.out) == (0, README_OUTCOMES)
     run = mem("recall", "cache", "values", "--ranking", "evidence", "--context-scope", "work", "-d", str(at_srv))
-    assert (run.code, run.out) == (0, README_RECALL)
+    assert (run.code, run.out) == (0, EVIDENCE_RECALL_TEXT)

@@ -10,24 +10,8 @@ from pathlib import Path
 import pytest
 
 from mem_core.api import recall
+from tests.conftest import EVIDENCE_RECALL_TEXT
 from tests.nexus_builder import relocate
-
-#: what bmad-plus mem printed at 2026-11-05T12:00:00.000Z (shared/fixtures/README.md)
-EVIDENCE_TEXT = """\
-mem recall: 6 match(es) for "cache values" (scope: project)
-  1. [1.190] note lessons.md § Cache contract
-     Cache contract Preserve false and zero cache values.
-  2. [1.122] note lessons.md § Cache resolution
-     Cache resolution Inspect the cache caller contract for values.
-  3. [1.099] note lessons.md § Cache alternative
-     Cache alternative Discard zero cache values.
-  4. [1.018] note patterns.md § Cache shortcut
-     Cache shortcut Reuse cache values without inspection.
-  5. [0.426] event journal.ndjson#da611e596f32
-     zecher gemini-cli Fix cache zero values partial {"evalScore":0.6,"acceptance":true}
-  6. [0.121] note decisions.md § 2026-06-01 — Use BullMQ for job queues
-     2026-06-01 — Use BullMQ for job queues - **Decision**: BullMQ over cron - **Why**: retries and backoff for cache warmers
-"""
 
 CONTRACT_LEXICAL = 0.9521713170536843
 RESOLUTION_LEXICAL = 0.8977157268533151
@@ -43,7 +27,7 @@ def test_the_reference_listing_byte_for_byte(mem, relocated: tuple[Path, list[st
     project, _ = relocated
     run = mem("recall", "cache", "values", "--ranking", "evidence", "--context-scope", "work", "-d", str(project))
     assert (run.code, run.err) == (0, "")
-    assert run.out == EVIDENCE_TEXT
+    assert run.out == EVIDENCE_RECALL_TEXT
 
 
 def test_json_evidence_fields(mem, relocated: tuple[Path, list[str]], now: str) -> None:
