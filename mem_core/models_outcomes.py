@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from .errors import MemError
 from .jsrecord import UNDEFINED, digest, parse, prop
+from .outcomes import INPUT_REQUIRED
 
 __all__ = ["ObserveInput", "MemoryAnchor", "ReceiptVerification", "Receipt"]
 
@@ -52,7 +53,7 @@ class ObserveInput(BaseModel):
         ``Outcome input is required.``"""
         value = parse(text)
         if not isinstance(value, (dict, list)):
-            raise MemError("Outcome input is required.")
+            raise MemError(INPUT_REQUIRED)
         model = cls.model_validate(value) if isinstance(value, dict) else cls()
         model._value = value
         return model
