@@ -45,8 +45,8 @@ def vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
 
 def build(directory: Path, count: int, rng: random.Random) -> tuple[float, list[str]]:
     """Create the store with ``count`` memories; returns (seconds, vocabulary)."""
-    from mem_core.memory_records import FIELDS
-    from mem_plugins.sqlite_store import SqliteStore
+    from mem_core.memories.records import FIELDS
+    from mem_plugins.stores.sqlite import SqliteStore
 
     words = vocabulary(rng)
     cumulative = list(itertools.accumulate(1 / (rank + 1) for rank in range(len(words))))
@@ -97,10 +97,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--searches", type=int, default=200, help="timed in-process searches per query kind")
     args = parser.parse_args(list(argv) if argv is not None else [])
 
-    from mem_core.memories import search_memories
-    from mem_core.memory_records import MemoryFilter
-    from mem_core.plugins import Kernel
-    from mem_plugins.sqlite_store import SqliteStore
+    from mem_core.kernel.manager import Kernel
+    from mem_core.memories.api import search_memories
+    from mem_core.memories.records import MemoryFilter
+    from mem_plugins.stores.sqlite import SqliteStore
 
     rng = random.Random(5)
     root = Path(tempfile.mkdtemp(prefix="mem-bench-memories-"))

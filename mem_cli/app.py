@@ -11,11 +11,10 @@ from typing import Annotated
 
 import typer
 
+from mem_cli import output
+from mem_cli.commands import evidence, journal, memories, plugins, reinforce
+from mem_cli.compat import ACTION_OPTIONS, OPTIONS
 from mem_core.errors import ExitCode, MemError, UsageError
-
-from . import output
-from .commands import evidence, journal, memories, plugins, reinforce
-from .compat import ACTION_OPTIONS, OPTIONS
 
 try:  # typer >= 0.22 vendors click
     from typer._click import exceptions as click_exceptions
@@ -89,7 +88,7 @@ def _usage_message(exc: Exception) -> str:
 
 def run_typer(args: Sequence[str], action: str, json_mode: bool) -> int:
     """Run the typer application on ``args``; returns the exit code."""
-    from .main import run_action
+    from mem_cli.main import run_action
 
     def call() -> int:
         command = typer.main.get_command(app)

@@ -11,10 +11,9 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from mem_cli import output
+from mem_cli.compat import ACTIONS, Parsed, parse
 from mem_core.errors import ExitCode, MemError
-
-from . import output
-from .compat import ACTIONS, Parsed, parse
 
 #: every command, in the order the unknown-action message lists them
 #: (the five actions first); tests check it against the typer app
@@ -23,11 +22,11 @@ COMMANDS: tuple[str, ...] = (*ACTIONS, "remember", "memories", "forget", "verify
 
 def _handler(action: str) -> Callable[..., None]:
     if action in ("recall", "write"):
-        from .actions import journal as module
+        from mem_cli.actions import journal as module
     elif action == "reinforce":
-        from .actions import reinforce as module  # type: ignore[no-redef]
+        from mem_cli.actions import reinforce as module  # type: ignore[no-redef]
     else:
-        from .actions import evidence as module  # type: ignore[no-redef]
+        from mem_cli.actions import evidence as module  # type: ignore[no-redef]
     return getattr(module, action)
 
 
@@ -48,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     action = parsed.action
     if action is None:
         if parsed.help or "--version" in args:
-            from .app import run_typer
+            from mem_cli.app import run_typer
 
             return run_typer(args, "mem", parsed.json)
         return _usage_error(parsed, parsed.problem or "missing required argument 'action'")
@@ -56,11 +55,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         output.err(f"mem: unknown action '{action}' — expected " + " | ".join(COMMANDS))
         return ExitCode.FAILURE
     if action not in ACTIONS:
-        from .app import run_typer
+        from mem_cli.app import run_typer
 
         return run_typer([action, *parsed.rest], action, parsed.json)
     if parsed.help:
-        from .app import run_typer
+        from mem_cli.app import run_typer
 
         return run_typer([action, "--help"], action, parsed.json)
     if parsed.problem:

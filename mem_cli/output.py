@@ -6,7 +6,7 @@ import re
 import sys
 from typing import Any
 
-from mem_core.jsonfmt import dumps
+from mem_core.js.jsonfmt import dumps
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pluggy
 
-from .errors import ExitCode, MemError
+from mem_core.errors import ExitCode, MemError
 
 __version__ = "0.1.0"
 
@@ -24,20 +24,20 @@ hookimpl = pluggy.HookimplMarker("mem")
 
 #: public name -> module that defines it (loaded lazily)
 _LAZY = {
-    "recall": "mem_core.api",
-    "write": "mem_core.api",
-    "plugins_report": "mem_core.api",
-    "RecallResult": "mem_core.api",
-    "WriteResult": "mem_core.api",
-    "reinforce": "mem_core.reinforcement",
-    "ReinforceResult": "mem_core.reinforcement",
-    "observe": "mem_core.outcomes",
-    "outcomes": "mem_core.outcomes",
-    "ObserveResult": "mem_core.outcomes",
-    "OutcomesResult": "mem_core.outcomes",
-    "Kernel": "mem_core.plugins",
-    "make_plugin_manager": "mem_core.plugins",
-    "DEFAULT_PLUGINS": "mem_core.plugins",
+    "recall": "mem_core.retrieval.api",
+    "write": "mem_core.retrieval.api",
+    "plugins_report": "mem_core.retrieval.api",
+    "RecallResult": "mem_core.retrieval.api",
+    "WriteResult": "mem_core.retrieval.api",
+    "reinforce": "mem_core.reinforcement.api",
+    "ReinforceResult": "mem_core.reinforcement.api",
+    "observe": "mem_core.evidence.api",
+    "outcomes": "mem_core.evidence.api",
+    "ObserveResult": "mem_core.evidence.api",
+    "OutcomesResult": "mem_core.evidence.api",
+    "Kernel": "mem_core.kernel.manager",
+    "make_plugin_manager": "mem_core.kernel.manager",
+    "DEFAULT_PLUGINS": "mem_core.kernel.manager",
     "Candidate": "mem_core.interfaces",
     "RecallRequest": "mem_core.interfaces",
     "NoteSource": "mem_core.interfaces",
@@ -45,20 +45,20 @@ _LAZY = {
     "RewardSignal": "mem_core.interfaces",
     "OutcomeVerifier": "mem_core.interfaces",
     "MemoryStore": "mem_core.interfaces",
-    "remember": "mem_core.memories",
-    "list_memories": "mem_core.memories",
-    "search_memories": "mem_core.memories",
-    "expiring_memories": "mem_core.memories",
-    "forget": "mem_core.memories",
-    "verify": "mem_core.memories",
-    "context_summary": "mem_core.memories",
-    "memory_history": "mem_core.memories",
-    "Memory": "mem_core.memories",
-    "RememberResult": "mem_core.memories",
-    "MemoriesResult": "mem_core.memories",
-    "ForgetResult": "mem_core.memories",
-    "VerifyResult": "mem_core.memories",
-    "ContextSummary": "mem_core.memories",
+    "remember": "mem_core.memories.api",
+    "list_memories": "mem_core.memories.api",
+    "search_memories": "mem_core.memories.api",
+    "expiring_memories": "mem_core.memories.api",
+    "forget": "mem_core.memories.api",
+    "verify": "mem_core.memories.api",
+    "context_summary": "mem_core.memories.api",
+    "memory_history": "mem_core.memories.api",
+    "Memory": "mem_core.memories.api",
+    "RememberResult": "mem_core.memories.api",
+    "MemoriesResult": "mem_core.memories.api",
+    "ForgetResult": "mem_core.memories.api",
+    "VerifyResult": "mem_core.memories.api",
+    "ContextSummary": "mem_core.memories.api",
 }
 
 __all__ = ["__version__", "hookimpl", "MemError", "ExitCode", *_LAZY]

@@ -10,7 +10,7 @@ import os
 import re
 import time
 
-from .errors import MemError
+from mem_core.errors import MemError
 
 __all__ = ["now_iso", "parse_ms", "format_ms", "DAY_MS"]
 
@@ -27,14 +27,14 @@ def format_ms(ms: float) -> str:
 def parse_ms(value: object) -> float | None:
     """Milliseconds since the epoch, as the reference's ``toMillis`` gives
     them: a number is milliseconds; anything else goes through ``Date.parse``
-    (:mod:`mem_core.jsdate`, V8's parser: ISO first, then the legacy forms);
+    (:mod:`mem_core.js.jsdate`, V8's parser: ISO first, then the legacy forms);
     ``None`` where JavaScript gets ``NaN``."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (int, float)):
         return float(value)
     if not isinstance(value, str):
-        from .jsvalues import js_string
+        from mem_core.js.values import js_string
 
         value = js_string(value)
     if len(value) == 24 and value[19] == "." and value[23] == "Z" and value[10] == "T":
@@ -42,7 +42,7 @@ def parse_ms(value: object) -> float | None:
         fast = _canonical_ms(value)
         if fast is not None:
             return fast
-    from .jsdate import date_parse
+    from mem_core.js.jsdate import date_parse
 
     return date_parse(value)
 

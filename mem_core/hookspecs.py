@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from .interfaces import MemoryStore, NoteSource, OutcomeVerifier, Ranker, RewardSignal
+    from mem_core.interfaces import MemoryStore, NoteSource, OutcomeVerifier, Ranker, RewardSignal
 
 hookspec = pluggy.HookspecMarker("mem")
 

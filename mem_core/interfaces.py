@@ -92,7 +92,7 @@ class RecallRequest:
         #: strict sources raise on an unsafe file (evidence ranking) instead
         #: of skipping it and reporting it in :attr:`skipped`
         self.strict = strict
-        #: the :class:`~mem_core.plugins.Kernel` serving this recall (for
+        #: the :class:`~mem_core.kernel.manager.Kernel` serving this recall (for
         #: rankers that consult other registries, e.g. outcome verifiers)
         self.kernel = kernel
         self.skipped: list[dict[str, str]] = []
@@ -197,18 +197,18 @@ class OutcomeVerifier:
 if TYPE_CHECKING:  # the structured-memory types, kept off the start-up path
     from contextlib import AbstractContextManager
 
-    from .memory_records import MemoryFilter
+    from mem_core.memories.records import MemoryFilter
 
 
 class MemoryStore:
     """A structured-memory backend (see ``structured-memory.md``).
 
     A backend stores *memory records*: plain dicts with exactly the fields of
-    :data:`mem_core.memory_records.FIELDS`, in that order (``tags`` a list of
+    :data:`mem_core.memories.records.FIELDS`, in that order (``tags`` a list of
     str, ``verified`` a bool, ``confidence`` a float, ``expires_at`` a
     timestamp or ``None``; every timestamp ``YYYY-MM-DDTHH:MM:SS.mmmZ``). It
     returns records in that same shape. It does not validate them and does not
-    apply the trust rules: :mod:`mem_core.memories` does both before calling it.
+    apply the trust rules: :mod:`mem_core.memories.api` does both before calling it.
 
     One store lives in one *directory* (the project's ``.bmad/memory/`` or the
     user-level data directory); a server backend maps the directory to its own

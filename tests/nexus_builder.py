@@ -15,7 +15,7 @@ Two things the evidence tests need:
   in ``outcomes.ndjson``, each receipt's ``verificationSha256`` and ``id``.
 
 Hashes are over ``JSON.stringify`` of the parsed run, keys in file order:
-:mod:`mem_core.jsonfmt` gives exactly that.
+:mod:`mem_core.js.jsonfmt` gives exactly that.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from mem_core import jsonfmt
+from mem_core.js import jsonfmt
 
 FIXTURE_ROOT = "/srv/example-project"
 FIXTURE_COMMAND = "/usr/bin/dash"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from .. import output
+from mem_cli import output
 
 
 def observe(directory: str | None = None, input: str | None = None, json: bool = False) -> None:
     """Record one receipt; text as ``bmad-plus mem`` prints it."""
-    from mem_core.outcomes import observe as run
+    from mem_core.evidence.api import observe as run
 
     result = run(input, directory=directory)
     if json:
@@ -18,7 +18,7 @@ def observe(directory: str | None = None, input: str | None = None, json: bool =
 
 def outcomes(directory: str | None = None, json: bool = False) -> None:
     """Every receipt and its status, one line each."""
-    from mem_core.outcomes import outcomes as run
+    from mem_core.evidence.api import outcomes as run
 
     result = run(directory=directory)
     if json:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import output
+from mem_cli import output
 
 
 def recall(
@@ -16,7 +16,7 @@ def recall(
     json: bool = False,
 ) -> None:
     """Ranked retrieval; text as ``bmad-plus mem`` prints it (mem-cli.md §2)."""
-    from mem_core.api import recall as run
+    from mem_core.retrieval.api import recall as run
 
     result = run(
         " ".join(query or []),
@@ -30,9 +30,9 @@ def recall(
     if json:
         output.out_json(result)
         return
-    from mem_core.jsonfmt import to_fixed
-    from mem_core.jsvalues import js_string
-    from mem_core.text import one_line
+    from mem_core.js.jsonfmt import to_fixed
+    from mem_core.js.values import js_string
+    from mem_core.retrieval.text import one_line
 
     for skipped in result.skipped:
         output.err(f"mem recall: skipped {skipped['path']}: {skipped['reason']}")
@@ -63,7 +63,7 @@ def write(
     json: bool = False,
 ) -> None:
     """Append one journal event; text as ``bmad-plus mem`` prints it (§3)."""
-    from mem_core.api import write as run
+    from mem_core.retrieval.api import write as run
 
     result = run(
         agent=agent,
@@ -77,7 +77,7 @@ def write(
     if json:
         output.out_json(result)
         return
-    from mem_core.text import one_line
+    from mem_core.retrieval.text import one_line
 
     event = result.written
     lines = [

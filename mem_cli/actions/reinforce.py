@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .. import output
-from .journal import signal_options
+from mem_cli import output
+from mem_cli.actions.journal import signal_options
 
 
 def reinforce(
@@ -21,7 +21,7 @@ def reinforce(
     Text lines are printed one by one, as the reference prints them: when a
     stored score cannot be formatted, the lines before it are already out.
     """
-    from mem_core.reinforcement import reinforce as run
+    from mem_core.reinforcement.api import reinforce as run
 
     result = run(
         pattern,

@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..actions import evidence as actions
-from ..options import Directory, Json
+from mem_cli.actions import evidence as actions
+from mem_cli.options import Directory, Json
 
 
 def observe(

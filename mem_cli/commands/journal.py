@@ -7,9 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..actions import journal as actions
-from ..actions.journal import signal_options  # noqa: F401  (re-exported for other commands)
-from ..options import Accept, Ci, Directory, Eval, Json, Signal
+from mem_cli.actions import journal as actions
+from mem_cli.actions.journal import signal_options  # noqa: F401  (re-exported for other commands)
+from mem_cli.options import Accept, Ci, Directory, Eval, Json, Signal
 
 Value = Optional[str]
 

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from .. import output
-from ..options import Directory, Json
+from mem_cli import output
+from mem_cli.options import Directory, Json
 
 if TYPE_CHECKING:
-    from mem_core.memories import MemoriesResult, Memory
+    from mem_core.memories.api import MemoriesResult, Memory
 
 Value = Optional[str]
 
@@ -78,7 +78,7 @@ def remember(
     json: Json = False,
 ) -> None:
     """Store a structured memory, or update the one with the same category and key."""
-    from mem_core.memories import remember as run
+    from mem_core.memories.api import remember as run
 
     result = run(
         category,
@@ -136,7 +136,7 @@ def memories(
     json: Json = False,
 ) -> None:
     """List, filter or search structured memories, or show what expires soon."""
-    from mem_core.memories import list_memories
+    from mem_core.memories.api import list_memories
 
     result = list_memories(
         category=category,
@@ -159,7 +159,7 @@ def memories(
 
 
 def _listing(result: MemoriesResult) -> str:
-    from mem_core.text import one_line
+    from mem_core.retrieval.text import one_line
 
     where = f"in mind {result.mind} ({result.store} store)"
     n = len(result.memories)
@@ -183,7 +183,7 @@ def _listing(result: MemoriesResult) -> str:
 def _details(memory: Memory, listing: bool = False) -> str:
     """``key=value`` details of a memory (a listing's first line already
     shows the priority and the verification)."""
-    from mem_core.jsonfmt import js_number
+    from mem_core.js.jsonfmt import js_number
 
     tags = ",".join(memory.tags) or "-"
     rest = f"confidence={js_number(memory.confidence)} expires={memory.expires_at or '-'} tags={tags}"
@@ -202,7 +202,7 @@ def forget(
 ) -> None:
     """Delete a structured memory (its history keeps a tombstone); one a human
     confirmed is deleted only after you confirm on the terminal."""
-    from mem_core.memories import forget as run
+    from mem_core.memories.api import forget as run
 
     result = run(ref, mind=mind, user=user, directory=directory)
     if json:
@@ -220,7 +220,7 @@ def verify(
     json: Json = False,
 ) -> None:
     """Mark a memory as verified by you; asks you to confirm on the terminal."""
-    from mem_core.memories import verify as run
+    from mem_core.memories.api import verify as run
 
     result = run(ref, mind=mind, user=user, directory=directory)
     if json:
@@ -244,7 +244,7 @@ def context(
     json: Json = False,
 ) -> None:
     """The context summary of a mind: plain text for an LLM, critical first, expired left out."""
-    from mem_core.memories import context_summary
+    from mem_core.memories.api import context_summary
 
     result = context_summary(mind=mind, user=user, limit=limit, directory=directory)
     if json:

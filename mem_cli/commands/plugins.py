@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from .. import output
-from ..options import Json
+from mem_cli import output
+from mem_cli.options import Json
 
 
 def plugins(json: Json = False) -> None:
     """List the plugins: name, provider, version, what each provides; broken ones with their error."""
-    from mem_core.api import plugins_report
+    from mem_core.retrieval.api import plugins_report
 
     report = plugins_report()
     if json:

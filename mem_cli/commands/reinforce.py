@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..actions import reinforce as actions
-from ..options import Accept, Ci, Directory, Eval, Json, Signal
+from mem_cli.actions import reinforce as actions
+from mem_cli.options import Accept, Ci, Directory, Eval, Json, Signal
 
 Value = Optional[str]
 

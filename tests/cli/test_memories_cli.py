@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from mem_core import memories as api
+from mem_core.memories import api
 from tests.conftest import NOW
 from tests.core.test_memories_context import EXPECTED, MIND, store_set
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mem_core import memories as api
+from mem_core.memories import api
 from tests.conftest import NOW
 
 pytestmark = pytest.mark.slow
@@ -28,8 +28,8 @@ SHARED_EVERY = 10
 #: the one shared key; exit code = number of failures
 WORKER = """
 import sys
-from mem_core.memories import remember
-from mem_core.plugins import Kernel
+from mem_core.memories.api import remember
+from mem_core.kernel.manager import Kernel
 
 worker, project, start, stores, every = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 kernel = Kernel()

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from mem_core import memories as api
-from mem_plugins.postgres_store import DSN_ENV, MARKER
+from mem_core.memories import api
+from mem_plugins.stores.postgres import DSN_ENV, MARKER
 from tests.cli.test_memories_concurrency import race_remember_on_one_key
 from tests.conftest import NOW, tree_bytes
 from tests.plugins.postgres_server import PASSWORD, new_database_dsn, postgres_server_fixture  # noqa: F401

@@ -11,7 +11,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from mem_core.models_reinforce import PatternScore, ProposedPromotion
+from mem_core.reinforcement.models import PatternScore, ProposedPromotion
 
 PROCESSES = 8
 CALLS = 50
@@ -25,7 +25,7 @@ WORKER = textwrap.dedent(
     """
     import io, os, sys, time
     from mem_cli.main import main
-    from mem_core.store import LOCKED
+    from mem_core.files.store import LOCKED
 
     project, start, calls = sys.argv[1], sys.argv[2], int(sys.argv[3])
     while not os.path.exists(start):

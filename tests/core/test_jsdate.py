@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mem_core.clock import parse_ms
-from mem_core.jsdate import date_parse
+from mem_core.js.jsdate import date_parse
 
 CASES = json.loads((Path(__file__).parent / "data" / "js_dates.json").read_text("utf-8"))["cases"]
 

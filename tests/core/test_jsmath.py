@@ -1,4 +1,4 @@
-"""mem_core.jsmath must reproduce node's Math.log / Math.pow bit for bit.
+"""mem_core.js.jsmath must reproduce node's Math.log / Math.pow bit for bit.
 
 The golden vectors were produced by node v20 with
 tests/core/data/make_jsmath_vectors.js; node is not needed to run these tests.
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mem_core.jsmath import js_log, js_pow
+from mem_core.js.jsmath import js_log, js_pow
 
 _VECTORS = json.loads((Path(__file__).parent / "data" / "jsmath_vectors.json").read_text(encoding="utf-8"))
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mem_core.jsonfmt import JSONError, dumps, js_number, loads, to_fixed
+from mem_core.js.jsonfmt import JSONError, dumps, js_number, loads, to_fixed
 
 GOLDEN = json.loads((Path(__file__).parent / "data" / "js_numbers.json").read_text("utf-8"))
 

@@ -1,4 +1,4 @@
-"""The structured-memory API (mem_core.memories): the model's fields and
+"""The structured-memory API (mem_core.memories.api): the model's fields and
 defaults, store-or-update by key, history, trust, expiry, validation."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from mem_core import memories as api
 from mem_core.errors import MemError
-from mem_core.memory_records import FIELDS
+from mem_core.memories import api
+from mem_core.memories.records import FIELDS
 from tests.conftest import NOW
 
 DB = Path(".bmad/memory/memories.sqlite3")
@@ -450,7 +450,7 @@ def test_the_user_store_lives_in_the_user_directory(project: Path, now: str, tmp
 def test_the_user_directory_defaults_to_platformdirs(monkeypatch: pytest.MonkeyPatch) -> None:
     from platformdirs import user_data_dir
 
-    from mem_core.memory_records import user_store_dir
+    from mem_core.memories.records import user_store_dir
 
     monkeypatch.delenv("MEM_USER_DIR")
     assert user_store_dir() == user_data_dir("mem", appauthor=False)

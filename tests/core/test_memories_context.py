@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mem_core import memories as api
+from mem_core.memories import api
 
 MIND = "Michael's Mind"
 

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from mem_core import memories as api
 from mem_core.errors import MemError
 from mem_core.interfaces import RecallRequest
-from mem_core.memory_records import recall_text
-from mem_core.text import lexical_score, query_tokens
-from mem_plugins import memories_source
-from mem_plugins.memories_source import StructuredMemories
+from mem_core.memories import api
+from mem_core.memories.records import recall_text
+from mem_core.retrieval.text import lexical_score, query_tokens
+from mem_plugins.sources import memories as memories_source
+from mem_plugins.sources.memories import StructuredMemories
 from tests.conftest import NOW, TEST_PLUGINS
 
 WITHOUT = {"MEM_DISABLE_PLUGINS": f"{TEST_PLUGINS},memories_source,sqlite_store"}

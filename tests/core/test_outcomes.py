@@ -14,9 +14,9 @@ import pytest
 
 from mem_core import hookimpl
 from mem_core.errors import MemError
+from mem_core.evidence.api import inspect_outcomes, observe, outcomes, read_receipts
 from mem_core.interfaces import OutcomeVerifier
-from mem_core.outcomes import inspect_outcomes, observe, outcomes, read_receipts
-from mem_core.plugins import Kernel, make_plugin_manager
+from mem_core.kernel.manager import Kernel, make_plugin_manager
 from tests.conftest import tree_bytes
 
 TS = "2026-11-03T12:00:00.000Z"
@@ -315,7 +315,7 @@ def test_store_over_2_mib_is_full(proj: Path, kernel_with_work: Kernel) -> None:
 def test_writer_lock_is_held_for_the_whole_observation(
     proj: Path, kernel_with_work: Kernel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mem_core import store
+    from mem_core.files import store
 
     monkeypatch.setattr(store, "LOCK_WAIT_SECONDS", 0.05)
     lock = proj / ".bmad/memory/writer.lock"
@@ -479,7 +479,7 @@ def test_outcomes_result_json_and_lines(proj: Path, kernel_with_work: Kernel) ->
 
 
 def test_receipt_model_round_trip() -> None:
-    from mem_core.models_outcomes import Receipt
+    from mem_core.evidence.models import Receipt
 
     receipt = Receipt.create(
         ts=TS,

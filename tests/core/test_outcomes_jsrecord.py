@@ -1,5 +1,5 @@
 """JavaScript semantics used to read receipts, runs and observe inputs
-(:mod:`mem_core.jsrecord`). Expected messages are what node v20 prints."""
+(:mod:`mem_core.js.record`). Expected messages are what node v20 prints."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from mem_core.errors import MemError
-from mem_core.jsrecord import (
+from mem_core.js.record import (
     UNDEFINED,
     JSTypeError,
     js_sorted,

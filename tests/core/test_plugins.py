@@ -11,7 +11,7 @@ import pytest
 from mem_core import hookimpl
 from mem_core.errors import PluginError
 from mem_core.interfaces import NoteSource, Ranker
-from mem_core.plugins import DEFAULT_PLUGINS, Kernel, make_plugin_manager
+from mem_core.kernel.manager import DEFAULT_PLUGINS, Kernel, make_plugin_manager
 
 
 def test_a_bare_kernel_has_no_plugins() -> None:
@@ -22,7 +22,7 @@ def test_a_bare_kernel_has_no_plugins() -> None:
 
 def test_defaults_are_registered_by_name(kernel: Kernel) -> None:
     names = [info.name for info in kernel.plugin_infos()]
-    assert names == [module.rsplit(".", 1)[1] for module in DEFAULT_PLUGINS]
+    assert names == list(DEFAULT_PLUGINS)
     assert "lexical" in kernel.rankers
     assert {"journal", "notes", "portfolio"} <= set(kernel.note_sources.names())
     assert kernel.reward_signals.names()[:3] == ["eval", "accept", "ci"]

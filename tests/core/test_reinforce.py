@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from mem_core.errors import MemError
-from mem_core.reinforcement import (
+from mem_core.files.store import LOCKED
+from mem_core.reinforcement.api import (
     CORRUPT_SCORES,
     PATTERN_REQUIRED,
     ReinforceResult,
@@ -22,7 +23,6 @@ from mem_core.reinforcement import (
     read_promotions,
     reinforce,
 )
-from mem_core.store import LOCKED
 from tests.conftest import BMAD_PROJECT, tree_bytes
 
 SCORES = Path(".bmad/memory/pattern-scores.json")
@@ -142,7 +142,7 @@ def test_read_promotions_skips_corrupt_and_invalid_lines(bmad_project: Path) -> 
 def test_a_proposal_cannot_carry_another_status() -> None:
     from pydantic import ValidationError
 
-    from mem_core.models_reinforce import ProposedPromotion
+    from mem_core.reinforcement.models import ProposedPromotion
 
     base = {"id": "x", "patternId": "p", "reason": "r", "evidence": [], "score": None, "ts": T}
     for override in ({"status": "APPROVED"}, {"approvedBy": "me"}, {"approvedAt": T}, {"toStatus": "deprecated"}):
@@ -283,7 +283,7 @@ def test_unknown_signal_is_refused_before_anything_is_written(project: Path, ker
 
 def test_the_public_api_name_is_the_function() -> None:
     import mem_core
-    import mem_core.reinforcement  # noqa: F401  (importing the module must not shadow the function)
+    import mem_core.reinforcement.api  # noqa: F401  (importing the module must not shadow the function)
 
     assert mem_core.reinforce is reinforce
     from mem_core import ReinforceResult as exported

@@ -8,10 +8,10 @@ import math
 import pytest
 
 from mem_core.errors import PluginError
-from mem_core.jsonfmt import dumps
-from mem_core.plugins import Kernel, make_plugin_manager
-from mem_core.reward import compute_reward, initial_score, js_add, js_to_num, update_score
-from mem_core.signals import parse_signals
+from mem_core.js.jsonfmt import dumps
+from mem_core.kernel.manager import Kernel, make_plugin_manager
+from mem_core.reinforcement.reward import compute_reward, initial_score, js_add, js_to_num, update_score
+from mem_core.reinforcement.signals import parse_signals
 
 T0 = "2026-01-01T00:00:00.000Z"
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mem_core import store
 from mem_core.errors import MemError
+from mem_core.files import store
 
 
 @pytest.mark.parametrize(
@@ -129,7 +129,7 @@ def test_a_lock_replaced_by_someone_else_is_not_removed(project: Path) -> None:
 
 def _hold_lock(project: Path) -> subprocess.Popen[bytes]:
     code = (
-        "import sys,time; from mem_core import store\n"
+        "import sys,time; from mem_core.files import store\n"
         "with store.writer_lock(sys.argv[1]):\n"
         "    print('held', flush=True); time.sleep(30)\n"
     )

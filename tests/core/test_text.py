@@ -5,7 +5,15 @@ from __future__ import annotations
 import hashlib
 import math
 
-from mem_core.text import js_trim, lexical_score, one_line, query_tokens, section_sha256, split_sections, tokenize
+from mem_core.retrieval.text import (
+    js_trim,
+    lexical_score,
+    one_line,
+    query_tokens,
+    section_sha256,
+    split_sections,
+    tokenize,
+)
 
 
 def test_tokenizer_keeps_hyphen_underscore_and_french_letters() -> None:

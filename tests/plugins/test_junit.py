@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from mem_core.errors import MemError
-from mem_plugins import junit
-from mem_plugins.junit import JUnitVerifier
+from mem_plugins.verifiers import junit
+from mem_plugins.verifiers.junit import JUnitVerifier
 from tests.conftest import tree_bytes
 
 PASSING = """<?xml version="1.0" encoding="utf-8"?>

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mem_core.interfaces import Candidate, RecallRequest
-from mem_plugins.lexical import score_candidates, top_candidates
+from mem_plugins.rankers.lexical import score_candidates, top_candidates
 
 WORDS = ["cache", "auth", "values", "queue", "x"]
 

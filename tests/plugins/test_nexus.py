@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from mem_core import jsonfmt
 from mem_core.errors import MemError
-from mem_plugins import nexus
-from mem_plugins.nexus import NexusVerifier, accepted_source
+from mem_core.js import jsonfmt
+from mem_plugins.verifiers import nexus
+from mem_plugins.verifiers.nexus import NexusVerifier, accepted_source
 from tests.nexus_builder import RunBuilder, make_project, read_run, relocate, sha256_json, write_envelope
 
 NOT_ELIGIBLE = "Outcome source is not an accepted task with current independently verified evidence."

@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 
 from mem_core.errors import MemError
-from mem_core.memory_records import MemoryFilter, sort_records
-from mem_core.store import SYMLINK
-from mem_plugins import postgres_store
-from mem_plugins.postgres_store import DSN_ENV, MARKER, PostgresStore, search_words
+from mem_core.files.store import SYMLINK
+from mem_core.memories.records import MemoryFilter, sort_records
+from mem_plugins.stores import postgres as postgres_store
+from mem_plugins.stores.postgres import DSN_ENV, MARKER, PostgresStore, search_words
 from tests.plugins.postgres_server import (  # noqa: F401
     PASSWORD,
     admin_sql,
@@ -59,7 +59,7 @@ def sql(dsn: str, statement: str, params: Any = None) -> list[tuple[Any, ...]]:
 
 def test_loading_the_plugins_imports_no_driver() -> None:
     code = (
-        "import sys; from mem_core.plugins import Kernel; stores = Kernel().stores; "
+        "import sys; from mem_core.kernel.manager import Kernel; stores = Kernel().stores; "
         "print('postgres' in stores, 'psycopg' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)

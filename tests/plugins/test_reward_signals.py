@@ -13,10 +13,10 @@ import pytest
 from mem_core import hookimpl, reinforce
 from mem_core.errors import PluginError
 from mem_core.interfaces import RewardSignal
-from mem_core.jsonfmt import dumps
-from mem_core.plugins import Kernel, make_plugin_manager
-from mem_core.reward import compute_reward
-from mem_core.signals import clamp01, js_to_number, parse_signals
+from mem_core.js.jsonfmt import dumps
+from mem_core.kernel.manager import Kernel, make_plugin_manager
+from mem_core.reinforcement.reward import compute_reward
+from mem_core.reinforcement.signals import clamp01, js_to_number, parse_signals
 from tests.conftest import tree_bytes
 
 T = "2026-10-18T09:31:00.000Z"
@@ -138,9 +138,9 @@ def review_kernel() -> Kernel:
 def with_review(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every kernel the CLI builds in this test has the ``review`` signal (a
     fresh manager each time; nothing outlives the test)."""
-    import mem_core.plugins
+    import mem_core.kernel.manager
 
-    monkeypatch.setattr(mem_core.plugins, "make_plugin_manager", _manager_with_review)
+    monkeypatch.setattr(mem_core.kernel.manager, "make_plugin_manager", _manager_with_review)
 
 
 def test_a_plugin_signal_takes_part_in_the_reward(review_kernel: Kernel) -> None:
@@ -213,9 +213,9 @@ def test_without_plugin_signals_everything_is_byte_identical(
     expected = _session(mem, plain)
     assert b"PROPOSED" in expected[1][".bmad/memory/promotions.ndjson"]
 
-    import mem_core.plugins
+    import mem_core.kernel.manager
 
-    monkeypatch.setattr(mem_core.plugins, "make_plugin_manager", _manager_with_review)
+    monkeypatch.setattr(mem_core.kernel.manager, "make_plugin_manager", _manager_with_review)
     installed = tmp_path / "installed"
     installed.mkdir()
     assert _session(mem, installed) == expected

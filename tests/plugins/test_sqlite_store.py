@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from mem_core.errors import MemError
-from mem_core.memory_records import MemoryFilter, recall_terms
-from mem_core.store import SYMLINK
-from mem_plugins.sqlite_store import FILE, MIGRATIONS, SCHEMA_VERSION, SqliteStore
+from mem_core.files.store import SYMLINK
+from mem_core.memories.records import MemoryFilter, recall_terms
+from mem_plugins.stores.sqlite import FILE, MIGRATIONS, SCHEMA_VERSION, SqliteStore
 from tests.plugins.test_store_contract import NOW, insert, record
 
 
@@ -42,7 +42,7 @@ def test_one_file_in_wal_mode(directory: Path) -> None:
 
 
 def test_importing_the_plugin_does_not_import_sqlite3() -> None:
-    code = "import sys, mem_plugins.sqlite_store, mem_plugins.memories_source; print('sqlite3' in sys.modules)"
+    code = "import sys, mem_plugins.stores.sqlite, mem_plugins.sources.memories; print('sqlite3' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out == "False\n"
 

@@ -28,8 +28,8 @@ import pytest
 from mem_core import hookimpl
 from mem_core.errors import MemError
 from mem_core.interfaces import MemoryStore
-from mem_core.memory_records import FIELDS, MemoryFilter, recall_terms, sort_records
-from mem_core.plugins import Kernel, make_plugin_manager
+from mem_core.kernel.manager import Kernel, make_plugin_manager
+from mem_core.memories.records import FIELDS, MemoryFilter, recall_terms, sort_records
 from tests.plugins.dict_store import DictStore
 from tests.plugins.postgres_server import postgres_factory
 
@@ -70,7 +70,7 @@ def test_the_default_backend_and_the_in_test_one_are_registered() -> None:
 
 
 def test_the_api_uses_the_backend_named_by_mem_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mem_core import memories as api
+    from mem_core.memories import api
 
     kernel = kernel_with_dict_store()
     monkeypatch.setenv("MEM_STORE", "dict")

@@ -6,7 +6,7 @@ the shortest text first (score = 1 / length).
 
 from mem_core import hookimpl
 from mem_core.interfaces import Ranker
-from mem_core.text import tokenize
+from mem_core.retrieval.text import tokenize
 
 
 class ShortestRanker(Ranker):

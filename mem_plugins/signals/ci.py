@@ -1,0 +1,31 @@
+"""Reward signal ``ci`` (weight 0.2): continuous integration passed or failed
+(``pass``, ``fail``, or a number in [0, 1])."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mem_core import hookimpl
+from mem_core.interfaces import RewardSignal
+from mem_core.reinforcement.signals import clamp01, js_to_number
+
+
+class CiSignal(RewardSignal):
+    name = "ci"
+    weight = 0.2
+    help = "CI outcome: pass | fail | [0,1] (reward signal, weight 0.2)"
+
+    def parse(self, raw: str) -> Any:
+        return raw if raw in ("pass", "fail") else js_to_number(raw)
+
+    def value(self, recorded: Any) -> float:
+        if recorded == "pass":
+            return 1.0
+        if recorded == "fail":
+            return 0.0
+        return clamp01(js_to_number(recorded))
+
+
+@hookimpl
+def mem_register_reward_signals() -> list[type[RewardSignal]]:
+    return [CiSignal]

@@ -1,0 +1,27 @@
+"""Reward signal ``eval`` (weight 0.5): an evaluation suite's score in [0, 1]."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mem_core import hookimpl
+from mem_core.interfaces import RewardSignal
+from mem_core.reinforcement.signals import clamp01, js_to_number
+
+
+class EvalSignal(RewardSignal):
+    name = "eval"
+    key = "evalScore"
+    weight = 0.5
+    help = "Eval suite score in [0,1] (reward signal, weight 0.5)"
+
+    def parse(self, raw: str) -> Any:
+        return js_to_number(raw)
+
+    def value(self, recorded: Any) -> float:
+        return clamp01(js_to_number(recorded))
+
+
+@hookimpl
+def mem_register_reward_signals() -> list[type[RewardSignal]]:
+    return [EvalSignal]

@@ -1,0 +1,739 @@
+"""Memory store ``postgres``: structured memories in a PostgreSQL database.
+
+For teams and portfolios that outgrow one machine: every project's store is
+a *namespace* in one shared database. Select it with ``MEM_STORE=postgres``
+and point ``MEM_POSTGRES_DSN`` at the database (a libpq connection string or
+URL; its password is never shown: :attr:`PostgresStore.location` is the URL
+without secrets). Needs the ``psycopg`` driver (``pip install
+'mem-agent-memory[postgres]'``), imported only when a store is opened, so
+``mem plugins`` and ``mem recall`` stay fast and work without it.
+
+* **Directory → namespace.** A store's directory (the project's
+  ``.bmad/memory/`` or the user-level data directory) holds a small marker,
+  ``memories.postgres.json``, naming the store's namespace on the server: the
+  directory's absolute path when the store was created. :meth:`exists` reads
+  only the marker (no driver, no connection: recall asks it on every run).
+  A moved project keeps its memories, and a marker committed with the project
+  lets every clone share one store.
+* **Tables** (``mem_`` prefix, in the connection's schema): ``mem_stores``
+  (one row per namespace), ``mem_memories`` (one row per memory, keyed by
+  store and unique on (store, mind, category, key)), ``mem_history``.
+  Identifiers, keys and timestamps are ``COLLATE "C"``: they order by code
+  point, as :func:`mem_core.memories.records.sort_records` does, whatever the
+  database's collation.
+* **Transactions** are exclusive per namespace across processes and machines:
+  each takes ``pg_advisory_xact_lock`` on its store first and runs in READ
+  COMMITTED, so a read after the lock sees every earlier commit (under
+  REPEATABLE READ or SERIALIZABLE the snapshot would predate the wait). A
+  writer waits up to :data:`LOCK_TIMEOUT_SECONDS`.
+* **Full-text search**: a ``tsvector`` column with a GIN index (without
+  ``fastupdate``: a write lands in the index at once, and a search never
+  scans a pending list), written in the same statement as the memory and its
+  history row; key and tags weigh ``A``, content ``B``
+  (twice less); results ranked by ``ts_rank`` (length-normalized), ties in
+  the :meth:`query` order. ``mem`` itself splits and folds the words (case,
+  accents; letters and digits, everything else separates) and hands
+  PostgreSQL the lexemes, so every backend agrees on what a word is:
+  PostgreSQL's own parser would keep ``Europe/Berlin`` or ``v1.5.0`` as one
+  token and fold case by the server's locale. A word longer than 2046 bytes
+  (PostgreSQL's limit) is not indexed.
+* **Recall** preselects by an indexed ``text[]`` of each memory's recall
+  terms (``&&`` overlap with the query tokens, GIN).
+* **History**: ``mem_history`` gets every version (create, update, verify,
+  delete tombstone) in the same transaction; a trigger refuses UPDATE,
+  DELETE and TRUNCATE on it.
+* **Schema versions**: ``mem_schema_migrations`` lists the applied steps of
+  :data:`MIGRATIONS`; opening a store applies the missing ones in order, in
+  one transaction, under a database-wide advisory lock. A database from a
+  newer ``mem`` is refused, untouched. Needs PostgreSQL 12 or later.
+
+Opening a store whose schema is current takes one query after connecting;
+storing a memory takes the lock, the reads of :mod:`mem_core.memories.api` and
+one statement.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from mem_core import hookimpl
+from mem_core.errors import MemError
+from mem_core.files.store import SYMLINK
+from mem_core.interfaces import MemoryStore
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from mem_core.memories.records import MemoryFilter
+
+__all__ = ["PostgresStore", "DSN_ENV", "MARKER", "MIGRATIONS", "SCHEMA_VERSION", "search_words"]
+
+#: the connection string or URL of the database
+DSN_ENV = "MEM_POSTGRES_DSN"
+#: the file in a store's directory that names its namespace on the server
+MARKER = "memories.postgres.json"
+MARKER_MAX_BYTES = 64 * 1024
+LOCK_TIMEOUT_SECONDS = 30
+CONNECT_TIMEOUT_SECONDS = 10
+#: first key of every advisory lock ``mem`` takes ('mem\\0'); the second is
+#: the store's id, or 0 for schema migrations
+LOCK_CLASS = 0x6D656D00
+INSTALL_HINT = "pip install 'mem-agent-memory[postgres]'"
+#: PostgreSQL refuses a lexeme of 2047 bytes or more
+LEXEME_MAX_BYTES = 2046
+#: weights of ts_rank for labels D, C, B, A: key and tags (A) twice content (B)
+RANK_WEIGHTS = "{0, 0, 0.5, 1.0}"
+
+_FIELDS = (
+    "id, category, key, content, tags, priority, source, verified, confidence, "
+    "expires_at, mind_id, created_at, updated_at"
+)
+_M_FIELDS = ", ".join("m." + c.strip() for c in _FIELDS.split(","))
+_ORDER = "m.priority_rank, m.updated_at DESC, m.category, m.key, m.mind_id"
+_TIMESTAMP = r"'^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$'"
+
+_V1 = (
+    """
+    CREATE TABLE mem_stores (
+        id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        namespace text NOT NULL UNIQUE,
+        created_at timestamptz NOT NULL DEFAULT now()
+    )
+    """,
+    f"""
+    CREATE TABLE mem_memories (
+        n bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        store integer NOT NULL REFERENCES mem_stores (id),
+        id text COLLATE "C" NOT NULL,
+        mind_id text COLLATE "C" NOT NULL,
+        category text COLLATE "C" NOT NULL CHECK (category IN
+            ('identity', 'preference', 'fact', 'project', 'skill', 'mistake', 'context', 'note')),
+        key text COLLATE "C" NOT NULL,
+        content text NOT NULL,
+        tags text[] COLLATE "C" NOT NULL,
+        priority text NOT NULL CHECK (priority IN ('low', 'normal', 'high', 'critical')),
+        priority_rank smallint GENERATED ALWAYS AS (
+            CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END
+        ) STORED,
+        source text NOT NULL CHECK (source IN ('user', 'agent')),
+        verified boolean NOT NULL,
+        confidence double precision NOT NULL CHECK (confidence BETWEEN 0 AND 1),
+        expires_at text COLLATE "C" CHECK (expires_at ~ {_TIMESTAMP}),
+        created_at text COLLATE "C" NOT NULL CHECK (created_at ~ {_TIMESTAMP}),
+        updated_at text COLLATE "C" NOT NULL CHECK (updated_at ~ {_TIMESTAMP}),
+        search tsvector NOT NULL,
+        terms text[] COLLATE "C" NOT NULL,
+        UNIQUE (store, id),
+        UNIQUE (store, mind_id, category, key)
+    )
+    """,
+    "CREATE INDEX mem_memories_order ON mem_memories (store, priority_rank, updated_at DESC, category, key, mind_id)",
+    "CREATE INDEX mem_memories_expiry ON mem_memories (store, expires_at) WHERE expires_at IS NOT NULL",
+    "CREATE INDEX mem_memories_search ON mem_memories USING gin (search) WITH (fastupdate = off)",
+    "CREATE INDEX mem_memories_terms ON mem_memories USING gin (terms) WITH (fastupdate = off)",
+    "CREATE INDEX mem_memories_tags ON mem_memories USING gin (tags) WITH (fastupdate = off)",
+    """
+    CREATE TABLE mem_history (
+        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        store integer NOT NULL REFERENCES mem_stores (id),
+        memory_id text COLLATE "C" NOT NULL,
+        action text NOT NULL CHECK (action IN ('create', 'update', 'verify', 'delete')),
+        at text NOT NULL,
+        record json NOT NULL
+    )
+    """,
+    "CREATE INDEX mem_history_memory ON mem_history (store, memory_id, seq)",
+    """
+    CREATE FUNCTION mem_history_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION 'mem_history is append-only';
+    END
+    $$
+    """,
+    "CREATE TRIGGER mem_history_no_change BEFORE UPDATE OR DELETE ON mem_history "
+    "FOR EACH ROW EXECUTE FUNCTION mem_history_append_only()",
+    "CREATE TRIGGER mem_history_no_truncate BEFORE TRUNCATE ON mem_history "
+    "FOR EACH STATEMENT EXECUTE FUNCTION mem_history_append_only()",
+)
+
+
+def _migrate_1(conn: psycopg.Connection[Any]) -> None:
+    """Stores, memories (with their search vector and recall terms), the
+    append-only history."""
+    for statement in _V1:
+        conn.execute(statement)
+
+
+#: ordered schema steps; ``mem_schema_migrations`` holds one row per applied step
+MIGRATIONS: tuple[Callable[[psycopg.Connection[Any]], None], ...] = (_migrate_1,)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_VERSION_TABLE = """
+    CREATE TABLE IF NOT EXISTS mem_schema_migrations (
+        version integer PRIMARY KEY,
+        description text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+    )
+"""
+
+
+# -- words, lexemes, records --------------------------------------------------
+
+
+def search_words(text: str) -> list[str]:
+    """The words full-text search indexes and matches: runs of letters and
+    digits of ``text`` case-folded, with accents removed (``München`` →
+    ``munchen``)."""
+    import re
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    folded = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return re.findall(r"[^\W_]+", folded)
+
+
+def _quote(lexeme: str) -> str:
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def _tsvector(record: dict[str, Any]) -> str:
+    """The record's search vector, as ``tsvector`` input: key and tags at
+    weight A, content at B; positions in that order (capped at 16383, as
+    PostgreSQL does)."""
+    positions: dict[str, list[str]] = {}
+    position = 0
+    for text, label in ((record["key"], "A"), (" ".join(record["tags"]), "A"), (record["content"], "B")):
+        for word in search_words(text):
+            position += 1
+            if len(word.encode("utf-8")) > LEXEME_MAX_BYTES:
+                continue
+            found = positions.setdefault(word, [])
+            if len(found) < 256:  # PostgreSQL keeps at most 256 positions per lexeme
+                found.append(f"{min(position, 16383)}{label}")
+    return " ".join(f"{_quote(word)}:{','.join(dict.fromkeys(places))}" for word, places in positions.items())
+
+
+def _tsquery(words: list[str]) -> str | None:
+    """Every word must match; a word that folds to several (``a-b``) is a
+    phrase. ``None`` when no word has a letter or digit."""
+    parts = []
+    for word in words:
+        lexemes = [w for w in search_words(word) if len(w.encode("utf-8")) <= LEXEME_MAX_BYTES]
+        if lexemes:
+            parts.append("(" + " <-> ".join(_quote(lexeme) for lexeme in lexemes) + ")")
+    return " & ".join(parts) if parts else None
+
+
+def _record(row: tuple[Any, ...]) -> dict[str, Any]:
+    (memory_id, category, key, content, tags, priority, source, verified, confidence, expires_at, mind_id,
+     created_at, updated_at) = row  # fmt: skip
+    return {
+        "id": memory_id,
+        "category": category,
+        "key": key,
+        "content": content,
+        "tags": list(tags),
+        "priority": priority,
+        "source": source,
+        "verified": bool(verified),
+        "confidence": float(confidence),
+        "expires_at": expires_at,
+        "mind_id": mind_id,
+        "created_at": created_at,
+        "updated_at": updated_at,
+    }
+
+
+def _check_text(record: dict[str, Any]) -> None:
+    for name in ("id", "category", "key", "content", "mind_id"):
+        if "\x00" in record[name]:
+            raise MemError(f"The postgres memory store cannot hold a NUL character (U+0000) in {name}.")
+    if any("\x00" in tag for tag in record["tags"]):
+        raise MemError("The postgres memory store cannot hold a NUL character (U+0000) in tags.")
+
+
+def _values(record: dict[str, Any]) -> dict[str, Any]:
+    """The statement parameters of a record: its fields, its history JSON,
+    its search vector and its recall terms."""
+    from mem_core.js.jsonfmt import dumps
+    from mem_core.memories.records import recall_terms
+
+    _check_text(record)
+    return {
+        **record,
+        "tags": list(record["tags"]),
+        "verified": bool(record["verified"]),
+        "confidence": float(record["confidence"]),
+        "record": dumps(record),
+        "search": _tsvector(record),
+        "terms": recall_terms(record),
+    }
+
+
+#: appends the row written by the statement's ``added`` CTE to the history
+_LOG_ADDED = (
+    "INSERT INTO mem_history (store, memory_id, action, at, record) "
+    "SELECT %(store)s, id, %(action)s, %(at)s, %(record)s::json FROM added"
+)
+
+
+# -- connection strings -------------------------------------------------------
+
+
+def _redact(text: str, dsn: str) -> str:
+    """``text`` without the DSN's password, wherever it shows."""
+    import re
+    from urllib.parse import unquote, urlsplit
+
+    secrets = set()
+    try:
+        password = urlsplit(dsn).password
+    except ValueError:
+        password = None
+    if password:
+        secrets.update({password, unquote(password)})
+    for match in re.finditer(r"password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", dsn):
+        value = match.group(1)
+        secrets.update({value, value.strip("'")})
+    for secret in sorted(secrets - {""}, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
+
+
+def _url(params: dict[str, Any]) -> str:
+    """A ``postgresql://`` URL of the connection parameters, without password."""
+    from urllib.parse import quote
+
+    user = str(params.get("user") or "")
+    host = str(params.get("host") or params.get("hostaddr") or "")
+    port = str(params.get("port") or "")
+    dbname = str(params.get("dbname") or "")
+    query = []
+    if host.startswith("/") or host.startswith("@") or "," in host:
+        query.append("host=" + quote(host, safe=""))
+        host = ""
+    netloc = (quote(user, safe="") + "@" if user else "") + (f"[{host}]" if ":" in host else host)
+    if port and not query:
+        netloc += ":" + port
+    elif port:
+        query.append("port=" + quote(port, safe=""))
+    return f"postgresql://{netloc}/{quote(dbname, safe='')}" + ("?" + "&".join(query) if query else "")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(line.strip() for line in text.strip().splitlines() if line.strip()).rstrip(".")
+
+
+# -- the store ----------------------------------------------------------------
+
+
+class PostgresStore(MemoryStore):
+    """A namespace in a PostgreSQL database (``MEM_POSTGRES_DSN``)."""
+
+    name = "postgres"
+    help = f"a namespace in a PostgreSQL database (${DSN_ENV}; needs psycopg)"
+    #: the connection string; ``None``: read ``MEM_POSTGRES_DSN`` (see :meth:`bind`)
+    dsn: ClassVar[str | None] = None
+
+    def __init__(self, conn: psycopg.Connection[Any], store_id: int, namespace: str, url: str) -> None:
+        self._conn: psycopg.Connection[Any] | None = conn
+        self._store_id = store_id
+        self._namespace = namespace
+        self._url = url
+        self._in_transaction = False
+
+    @classmethod
+    def bind(cls, dsn: str) -> type[PostgresStore]:
+        """This backend with ``dsn`` instead of ``$MEM_POSTGRES_DSN`` (for
+        programs and tests that hold their own connection string)."""
+        return type(cls.__name__, (cls,), {"dsn": dsn, "__module__": cls.__module__})
+
+    # -- opening ---------------------------------------------------------
+
+    @classmethod
+    def exists(cls, directory: str) -> bool:
+        return os.path.isfile(os.path.join(directory, MARKER))
+
+    @classmethod
+    def open(cls, directory: str, *, create: bool) -> PostgresStore:
+        marker = os.path.join(directory, MARKER)
+        if os.path.islink(marker):
+            raise MemError(SYMLINK)
+        namespace = _read_marker(marker)
+        if namespace is None and not create:
+            raise MemError(f"No memory store at {marker}.")
+        dsn = cls.dsn if cls.dsn is not None else os.environ.get(DSN_ENV, "")
+        if not dsn.strip():
+            raise MemError(
+                f"The postgres memory store needs {DSN_ENV}: a libpq connection string or URL of its database."
+            )
+        conn, url = _connect(dsn)
+        try:
+            new_namespace = namespace is None
+            if namespace is None:
+                namespace = os.path.abspath(directory)
+            with _errors(url, dsn):
+                version, store_id = _probe(conn, namespace)  # one round trip when all is in place
+                if version != SCHEMA_VERSION:
+                    _migrate(conn, url)
+                if store_id is None:
+                    store_id = _store_id(conn, namespace, create=create)
+            if store_id is None:
+                raise MemError(f"No memory store {namespace} in {url} (named by {marker}).")
+            if new_namespace:
+                _write_marker(directory, marker, namespace)
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, store_id, namespace, url)
+
+    @property
+    def location(self) -> str:
+        from urllib.parse import quote
+
+        return f"{self._url}#{quote(self._namespace, safe='/')}"
+
+    @property
+    def namespace(self) -> str:
+        """The store's namespace on the server (see the module's docstring)."""
+        return self._namespace
+
+    @property
+    def schema_version(self) -> int:
+        """How many of :data:`MIGRATIONS` the database has applied."""
+        with self._errors():
+            return _version(self._connection())
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _connection(self) -> psycopg.Connection[Any]:
+        if self._conn is None:
+            raise RuntimeError("the memory store is closed")
+        return self._conn
+
+    def _errors(self) -> Any:
+        return _errors(self.location)
+
+    # -- transactions ----------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        if self._in_transaction:
+            raise RuntimeError("a memory store transaction is already open")
+        conn = self._connection()
+        self._in_transaction = True
+        try:
+            with self._errors(), conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, self._store_id))
+                yield
+        finally:
+            self._in_transaction = False
+
+    def _writing(self) -> psycopg.Connection[Any]:
+        if not self._in_transaction:
+            raise RuntimeError("memory store writes must happen inside store.transaction()")
+        return self._connection()
+
+    # -- reads -----------------------------------------------------------
+
+    def _rows(self, sql: str, params: Any) -> list[tuple[Any, ...]]:
+        conn = self._connection()
+        with self._errors():
+            return conn.execute(sql, params).fetchall()
+
+    def get(self, memory_id: str) -> dict[str, Any] | None:
+        rows = self._rows(
+            f"SELECT {_FIELDS} FROM mem_memories WHERE store = %s AND id = %s", (self._store_id, memory_id)
+        )
+        return _record(rows[0]) if rows else None
+
+    def get_by_key(self, mind_id: str, category: str, key: str) -> dict[str, Any] | None:
+        rows = self._rows(
+            f"SELECT {_FIELDS} FROM mem_memories WHERE store = %s AND mind_id = %s AND category = %s AND key = %s",
+            (self._store_id, mind_id, category, key),
+        )
+        return _record(rows[0]) if rows else None
+
+    def id_known(self, memory_id: str) -> bool:
+        rows = self._rows(
+            "SELECT EXISTS (SELECT 1 FROM mem_memories WHERE store = %(s)s AND id = %(id)s) "
+            "OR EXISTS (SELECT 1 FROM mem_history WHERE store = %(s)s AND memory_id = %(id)s)",
+            {"s": self._store_id, "id": memory_id},
+        )
+        return bool(rows[0][0])
+
+    def history(self, memory_id: str) -> list[dict[str, Any]]:
+        rows = self._rows(
+            "SELECT seq, memory_id, action, at, record::text FROM mem_history "
+            "WHERE store = %s AND memory_id = %s ORDER BY seq",
+            (self._store_id, memory_id),
+        )
+        entries = []
+        for seq, mid, action, at, record in rows:
+            memory = json.loads(record)
+            memory["confidence"] = float(memory["confidence"])  # JSON writes 1.0 as 1
+            entries.append({"seq": seq, "memory_id": mid, "action": action, "at": at, "memory": memory})
+        return entries
+
+    def _where(self, where: MemoryFilter) -> tuple[list[str], list[Any]]:
+        from mem_core.memories.records import sql_conditions
+
+        conditions, params = sql_conditions(
+            where,
+            "%s",
+            tag_clause="m.tags @> %s::text[]",
+            tag_value=lambda tag: [tag],
+            verified_value=bool,
+        )
+        return ["m.store = %s", *conditions], [self._store_id, *params]
+
+    def query(self, where: MemoryFilter) -> list[dict[str, Any]]:
+        conditions, params = self._where(where)
+        order = ("m.expires_at, " if where.expires_before is not None else "") + _ORDER
+        sql = f"SELECT {_M_FIELDS} FROM mem_memories m WHERE {' AND '.join(conditions)} ORDER BY {order} LIMIT %s"
+        return [_record(row) for row in self._rows(sql, [*params, where.limit])]
+
+    def search(self, words: list[str], where: MemoryFilter) -> list[dict[str, Any]]:
+        query = _tsquery(words)
+        if query is None:
+            return []
+        conditions, params = self._where(where)
+        sql = (
+            f"SELECT {_M_FIELDS} FROM mem_memories m, CAST(%s AS tsquery) q "
+            f"WHERE m.search @@ q AND {' AND '.join(conditions)} "
+            f"ORDER BY ts_rank(%s, m.search, q, 1) DESC, {_ORDER} LIMIT %s"
+        )
+        return [_record(row) for row in self._rows(sql, [query, *params, RANK_WEIGHTS, where.limit])]
+
+    def recall_candidates(self, tokens: list[str] | None, *, now: str) -> list[dict[str, Any]]:
+        if tokens is None:
+            from mem_core.memories.records import MemoryFilter
+
+            return self.query(MemoryFilter(now=now))
+        if not tokens:
+            return []
+        sql = (
+            f"SELECT {_M_FIELDS} FROM mem_memories m WHERE m.store = %s AND m.terms && %s::text[] "
+            f"AND (m.expires_at IS NULL OR m.expires_at > %s) ORDER BY {_ORDER}"
+        )
+        return [_record(row) for row in self._rows(sql, (self._store_id, list(tokens), now))]
+
+    # -- writes ----------------------------------------------------------
+
+    def _log(self, conn: psycopg.Connection[Any], record: dict[str, Any], action: str, at: str) -> None:
+        from mem_core.js.jsonfmt import dumps
+
+        conn.execute(
+            "INSERT INTO mem_history (store, memory_id, action, at, record) VALUES (%s, %s, %s, %s, %s::json)",
+            (self._store_id, record["id"], action, at, dumps(record)),
+        )
+
+    def insert(self, record: dict[str, Any], *, at: str) -> None:
+        conn = self._writing()
+        values = {**_values(record), "store": self._store_id}
+        with self._errors():
+            conn.execute(
+                "WITH added AS (INSERT INTO mem_memories (store, id, mind_id, category, key, content, tags, "
+                "priority, source, verified, confidence, expires_at, created_at, updated_at, search, terms) VALUES "
+                "(%(store)s, %(id)s, %(mind_id)s, %(category)s, %(key)s, %(content)s, %(tags)s::text[], "
+                "%(priority)s, %(source)s, %(verified)s, %(confidence)s, %(expires_at)s, %(created_at)s, "
+                "%(updated_at)s, %(search)s::tsvector, %(terms)s::text[]) RETURNING id) " + _LOG_ADDED,
+                {**values, "action": "create", "at": at},
+            )
+
+    def update(self, record: dict[str, Any], *, action: str, at: str) -> None:
+        conn = self._writing()
+        values = {**_values(record), "store": self._store_id}
+        with self._errors():
+            changed = conn.execute(
+                "WITH added AS (UPDATE mem_memories SET content = %(content)s, tags = %(tags)s::text[], "
+                "priority = %(priority)s, source = %(source)s, verified = %(verified)s, "
+                "confidence = %(confidence)s, expires_at = %(expires_at)s, created_at = %(created_at)s, "
+                "updated_at = %(updated_at)s, search = %(search)s::tsvector, terms = %(terms)s::text[] "
+                "WHERE store = %(store)s AND id = %(id)s AND mind_id = %(mind_id)s AND category = %(category)s "
+                "AND key = %(key)s RETURNING id) " + _LOG_ADDED,
+                {**values, "action": action, "at": at},
+            ).rowcount
+            if changed != 1:
+                raise MemError(f"No memory {record['id']} to update.")
+
+    def delete(self, memory_id: str, *, at: str) -> None:
+        conn = self._writing()
+        with self._errors():
+            rows = conn.execute(
+                f"DELETE FROM mem_memories WHERE store = %s AND id = %s RETURNING {_FIELDS}",
+                (self._store_id, memory_id),
+            ).fetchall()
+            if not rows:
+                raise MemError(f"No memory {memory_id} to delete.")
+            self._log(conn, _record(rows[0]), "delete", at)
+
+
+# -- opening, in steps ---------------------------------------------------------
+
+
+def _read_marker(marker: str) -> str | None:
+    """The namespace a store's marker names; ``None`` when there is no marker."""
+    try:
+        fd = os.open(marker, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise MemError(f"Cannot read the memory store marker {marker}: {exc.strerror}.") from None
+    try:
+        data = os.read(fd, MARKER_MAX_BYTES + 1)
+    finally:
+        os.close(fd)
+    try:
+        value = json.loads(data.decode("utf-8")) if len(data) <= MARKER_MAX_BYTES else None
+    except (UnicodeDecodeError, ValueError):
+        value = None
+    namespace = value.get("namespace") if isinstance(value, dict) else None
+    if not isinstance(namespace, str) or not namespace or "\x00" in namespace:
+        raise MemError(f"{marker} does not name a postgres memory store namespace; inspect it.")
+    return namespace
+
+
+def _write_marker(directory: str, marker: str, namespace: str) -> None:
+    """Write the marker atomically (temp file, fsync, rename); concurrent
+    creators write the same bytes."""
+    from mem_core.js.jsonfmt import dumps
+
+    data = (dumps({"backend": "postgres", "namespace": namespace}, 2) + "\n").encode("utf-8")
+    temporary = f"{marker}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        os.makedirs(directory, exist_ok=True)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, marker)
+    except OSError as exc:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise MemError(f"Cannot write the memory store marker {marker}: {exc.strerror}.") from None
+
+
+def _connect(dsn: str) -> tuple[psycopg.Connection[Any], str]:
+    """A connection in autocommit mode (transactions are explicit), and the
+    server's URL without secrets."""
+    try:
+        import psycopg
+        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    except ImportError:
+        raise MemError(f"The postgres memory store needs the psycopg driver: {INSTALL_HINT}.") from None
+    try:
+        params = conninfo_to_dict(dsn)
+    except psycopg.Error as exc:
+        raise MemError(
+            f"{DSN_ENV} is not a valid libpq connection string or URL: {_redact(_one_line(str(exc)), dsn)}."
+        ) from None
+    url = _url(params)
+    options = str(params.get("options") or "")
+    params["options"] = f"{options} -c lock_timeout={LOCK_TIMEOUT_SECONDS * 1000}".strip()
+    params.setdefault("connect_timeout", CONNECT_TIMEOUT_SECONDS)
+    params.setdefault("application_name", "mem")
+    try:
+        # no server-side prepared statements: safe behind transaction poolers,
+        # and a connection lives for one command anyway
+        conn = psycopg.connect(make_conninfo("", **params), autocommit=True, prepare_threshold=None)
+    except psycopg.Error as exc:
+        raise MemError(
+            f"Cannot connect to the memory store database {url}: {_redact(_one_line(str(exc)), dsn)}."
+        ) from None
+    conn.isolation_level = psycopg.IsolationLevel.READ_COMMITTED
+    info = conn.info
+    return conn, _url({"user": info.user, "host": info.host, "port": info.port, "dbname": info.dbname})
+
+
+def _probe(conn: psycopg.Connection[Any], namespace: str) -> tuple[int, int | None]:
+    """The schema version and the namespace's store id, or ``(0, None)`` in
+    a database without ``mem``'s tables."""
+    from psycopg import errors
+
+    try:
+        row = conn.execute(
+            "SELECT (SELECT max(version) FROM mem_schema_migrations), (SELECT id FROM mem_stores WHERE namespace = %s)",
+            (namespace,),
+        ).fetchone()
+    except errors.UndefinedTable:  # autocommit: the failed statement leaves nothing behind
+        return 0, None
+    assert row is not None
+    return int(row[0] or 0), row[1]
+
+
+def _version(conn: psycopg.Connection[Any]) -> int:
+    found = conn.execute("SELECT to_regclass('mem_schema_migrations') IS NOT NULL").fetchone()
+    if not (found and found[0]):
+        return 0
+    row = conn.execute("SELECT coalesce(max(version), 0) FROM mem_schema_migrations").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _migrate(conn: psycopg.Connection[Any], url: str) -> None:
+    """Apply the missing :data:`MIGRATIONS` in order, in one transaction,
+    under the database-wide migration lock."""
+    version = _version(conn)
+    if version == SCHEMA_VERSION:
+        return
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (LOCK_CLASS,))
+        conn.execute(_VERSION_TABLE)
+        version = _version(conn)  # another process may have migrated meanwhile
+        if version > SCHEMA_VERSION:
+            raise MemError(
+                f"Memory store database {url} has schema version {version}; this mem knows up to "
+                f"{SCHEMA_VERSION}. Upgrade mem to use it."
+            )
+        for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
+            step(conn)
+            description = " ".join((step.__doc__ or step.__name__).split())
+            conn.execute(
+                "INSERT INTO mem_schema_migrations (version, description) VALUES (%s, %s)", (number, description)
+            )
+
+
+def _store_id(conn: psycopg.Connection[Any], namespace: str, *, create: bool) -> int | None:
+    select = "SELECT id FROM mem_stores WHERE namespace = %s"
+    row = conn.execute(select, (namespace,)).fetchone()
+    if row is None and create:
+        conn.execute("INSERT INTO mem_stores (namespace) VALUES (%s) ON CONFLICT (namespace) DO NOTHING", (namespace,))
+        row = conn.execute(select, (namespace,)).fetchone()
+    return int(row[0]) if row else None
+
+
+@contextmanager
+def _errors(location: str, dsn: str = "") -> Iterator[None]:
+    """PostgreSQL failures as one-line ``MemError`` messages."""
+    import psycopg
+    from psycopg import errors
+
+    try:
+        yield
+    except errors.LockNotAvailable:
+        raise MemError(
+            f"Memory store {location} stayed locked by another process for {LOCK_TIMEOUT_SECONDS} s; try again."
+        ) from None
+    except errors.UniqueViolation:
+        raise MemError(f"Memory store {location}: the memory already exists.") from None
+    except psycopg.Error as exc:
+        text = exc.diag.message_primary or str(exc)
+        raise MemError(f"Memory store {location}: {_redact(_one_line(text), dsn)}.") from None
+    except UnicodeEncodeError:
+        raise MemError(f"Memory store {location}: the text is not valid Unicode (a lone surrogate).") from None
+
+
+@hookimpl
+def mem_register_stores() -> list[type[MemoryStore]]:
+    return [PostgresStore]

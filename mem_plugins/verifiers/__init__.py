@@ -1,0 +1,1 @@
+"""mem_plugins/verifiers"""
