@@ -97,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--searches", type=int, default=200, help="timed in-process searches per query kind")
     args = parser.parse_args(list(argv) if argv is not None else [])
 
-    from mem_core.kernel.manager import Kernel
+    from mem_core.kernel import Kernel
     from mem_core.memories.api import search_memories
     from mem_core.memories.records import MemoryFilter
     from mem_plugins.stores.sqlite import SqliteStore

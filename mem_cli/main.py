@@ -93,6 +93,8 @@ def run_action(action: str, call: Callable[[], int | None], json_mode: bool) -> 
     try:
         result = call()
     except MemError as exc:
+        for note in exc.notes:
+            output.err(f"mem {action}: {note}" if action else f"mem: {note}")
         output.error(action, exc.message, json_mode)
         return int(exc.exit_code)
     except BrokenPipeError:  # e.g. `mem recall x | head -1`

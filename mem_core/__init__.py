@@ -1,12 +1,10 @@
-"""mem_core — the kernel of ``mem``: hookspecs, plugin manager, store
-primitives, errors and the public API.
+"""mem_core — the kernel of ``mem``: the public API of the five actions and
+of structured memories, their result types, errors and ``hookimpl``.
 
-Plugin authors need only::
-
-    from mem_core import hookimpl
-
-The API functions (``recall``, ``write`` …) are imported on first use so that
-importing the kernel stays cheap.
+Plugin authors import from :mod:`mem_core.plugin`. The API functions
+(``recall``, ``write`` …) are imported on first use so that importing the
+kernel stays cheap; no submodule of ``mem_core`` is named like an API
+function, so ``from mem_core import outcomes`` is always the function.
 """
 
 from __future__ import annotations
@@ -25,26 +23,20 @@ hookimpl = pluggy.HookimplMarker("mem")
 #: public name -> module that defines it (loaded lazily)
 _LAZY = {
     "recall": "mem_core.retrieval.api",
-    "write": "mem_core.retrieval.api",
-    "plugins_report": "mem_core.retrieval.api",
     "RecallResult": "mem_core.retrieval.api",
-    "WriteResult": "mem_core.retrieval.api",
+    "write": "mem_core.journal.api",
+    "WriteResult": "mem_core.journal.api",
+    "plugins_report": "mem_core.kernel.report",
+    "PluginsReport": "mem_core.kernel.report",
     "reinforce": "mem_core.reinforcement.api",
     "ReinforceResult": "mem_core.reinforcement.api",
     "observe": "mem_core.evidence.api",
     "outcomes": "mem_core.evidence.api",
     "ObserveResult": "mem_core.evidence.api",
     "OutcomesResult": "mem_core.evidence.api",
-    "Kernel": "mem_core.kernel.manager",
-    "make_plugin_manager": "mem_core.kernel.manager",
-    "DEFAULT_PLUGINS": "mem_core.kernel.manager",
-    "Candidate": "mem_core.interfaces",
-    "RecallRequest": "mem_core.interfaces",
-    "NoteSource": "mem_core.interfaces",
-    "Ranker": "mem_core.interfaces",
-    "RewardSignal": "mem_core.interfaces",
-    "OutcomeVerifier": "mem_core.interfaces",
-    "MemoryStore": "mem_core.interfaces",
+    "Kernel": "mem_core.kernel",
+    "make_plugin_manager": "mem_core.kernel",
+    "DEFAULT_PLUGINS": "mem_core.kernel",
     "remember": "mem_core.memories.api",
     "list_memories": "mem_core.memories.api",
     "search_memories": "mem_core.memories.api",

@@ -24,9 +24,12 @@ class MemError(Exception):
 
     exit_code: ExitCode = ExitCode.FAILURE
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, notes: list[str] | tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.message = message
+        #: lines printed on stderr before the error (e.g. the broken plugin
+        #: that may have provided what was missing)
+        self.notes = tuple(notes)
 
     def __str__(self) -> str:
         return self.message

@@ -2,9 +2,17 @@
 
 Every behaviour of ``mem`` is contributed through these hooks, by the default
 plugins in :mod:`mem_plugins` exactly as by third-party ones. Registration
-hooks return *classes* (each with a unique ``name`` ClassVar); the kernel
+hooks return *classes* (each with a unique ``name`` ClassVar, deriving from
+the base class of :mod:`mem_core.plugin` that the hook names); the kernel
 collects them into registries and chooses among them by configured name,
 never by registration order.
+
+The kernel calls every hook through pluggy's relay with keyword arguments:
+an implementation names only the arguments it wants (``def
+mem_register_rankers():`` is fine), and a hook may gain arguments without
+breaking any plugin. ``context`` is a read-only
+:class:`~mem_core.kernel.PluginContext` (``settings``, ``project``,
+``version``).
 """
 
 from __future__ import annotations
@@ -14,69 +22,103 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from mem_core.interfaces import MemoryStore, NoteSource, OutcomeVerifier, Ranker, RewardSignal
+    from mem_core.adapters.interfaces import Adapter
+    from mem_core.evidence.interfaces import OutcomeVerifier
+    from mem_core.kernel import PluginContext
+    from mem_core.memories.interfaces import MemoryStore
+    from mem_core.reinforcement.interfaces import RewardSignal
+    from mem_core.retrieval.interfaces import NoteSource, Ranker
 
 hookspec = pluggy.HookspecMarker("mem")
 
 
 @hookspec
-def mem_register_note_sources() -> list[type[NoteSource]]:
-    """Return the :class:`~mem_core.interfaces.NoteSource` classes this plugin
+def mem_register_note_sources(context: PluginContext) -> list[type[NoteSource]]:
+    """Return the :class:`~mem_core.plugin.NoteSource` classes this plugin
     provides.
 
     A note source yields recall candidates (journal events, Markdown sections,
-    structured memories …) for a :class:`~mem_core.interfaces.RecallRequest`.
+    structured memories …) for a read-only :class:`~mem_core.plugin.Query`,
+    reading files through its :class:`~mem_core.plugin.SourceContext`.
     Sources are queried in ascending ``order``; ties in the final ranking keep
     that order.
 
+    :param context: the settings, the project and the ``mem`` version.
+
     .. versionadded:: 0.1
+    .. versionchanged:: 0.2 ``context``; sources receive ``(query, context)``.
     """
 
 
 @hookspec
-def mem_register_rankers() -> list[type[Ranker]]:
-    """Return the :class:`~mem_core.interfaces.Ranker` classes this plugin
+def mem_register_rankers(context: PluginContext) -> list[type[Ranker]]:
+    """Return the :class:`~mem_core.plugin.Ranker` classes this plugin
     provides.
 
     ``mem recall --ranking <name>`` selects a ranker by its ``name``; the
-    ranker scores, filters and orders the candidates of every active source.
+    ranker returns :class:`~mem_core.plugin.Scored` entries for the candidates
+    of every active source, best first, and never changes a candidate.
+
+    :param context: the settings, the project and the ``mem`` version.
 
     .. versionadded:: 0.1
+    .. versionchanged:: 0.2 ``context``; rankers return scores.
     """
 
 
 @hookspec
-def mem_register_reward_signals() -> list[type[RewardSignal]]:
-    """Return the :class:`~mem_core.interfaces.RewardSignal` classes this
-    plugin provides.
+def mem_register_reward_signals(context: PluginContext) -> list[type[RewardSignal]]:
+    """Return the :class:`~mem_core.plugin.RewardSignal` classes this plugin
+    provides.
 
     Each signal owns its command-line option of ``mem write`` and
-    ``mem reinforce``, the parsing of its value and its weight in the reward
-    (weights are renormalised over the signals given).
+    ``mem reinforce`` (``--<name>``, and ``--signal <name>=VALUE``), the
+    parsing of its value and its weight in the reward (weights are
+    renormalised over the signals given).
+
+    :param context: the settings, the project and the ``mem`` version.
 
     .. versionadded:: 0.1
     """
 
 
 @hookspec
-def mem_register_outcome_verifiers() -> list[type[OutcomeVerifier]]:
-    """Return the :class:`~mem_core.interfaces.OutcomeVerifier` classes this
+def mem_register_outcome_verifiers(context: PluginContext) -> list[type[OutcomeVerifier]]:
+    """Return the :class:`~mem_core.plugin.OutcomeVerifier` classes this
     plugin provides.
 
     A verifier confirms that named work was accepted with current,
     independently verified evidence, and describes it as the ``source`` of an
     evidence receipt (``mem observe``, ``mem outcomes``).
 
+    :param context: the settings, the project and the ``mem`` version.
+
     .. versionadded:: 0.1
     """
 
 
 @hookspec
-def mem_register_stores() -> list[type[MemoryStore]]:
-    """Return the :class:`~mem_core.interfaces.MemoryStore` backend classes
+def mem_register_stores(context: PluginContext) -> list[type[MemoryStore]]:
+    """Return the :class:`~mem_core.plugin.MemoryStore` backend classes
     this plugin provides for structured memories.
 
-    The backend is chosen by name (``MEM_STORE``, default ``sqlite``).
+    The backend is chosen by name (setting ``store``, default ``sqlite``).
+    Every backend must pass the contract suite of :mod:`mem_core.testing`.
+
+    :param context: the settings, the project and the ``mem`` version.
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def mem_register_adapters(context: PluginContext) -> list[type[Adapter]]:
+    """Return the :class:`~mem_core.plugin.Adapter` classes this plugin
+    provides: each wires ``mem`` into one coding assistant (its instruction
+    file, lifecycle hooks and MCP server entry), chosen by ``name`` with
+    ``--assistant <name>``.
+
+    :param context: the settings, the project and the ``mem`` version.
+
+    .. versionadded:: 0.2
     """

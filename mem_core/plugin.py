@@ -3,28 +3,89 @@
 A plugin is a module (or object) with :data:`hookimpl` functions named after
 the hooks of :mod:`mem_core.hookspecs`; each registration hook returns classes
 deriving from the base classes below. Nothing else in ``mem_core`` is public
-to plugins: what a plugin needs is given to it as arguments.
+to plugins: what a plugin needs is given to it as arguments (a read-only
+query, a context with methods) or is one of the helpers here.
+
+Names are loaded on first use, so importing this module costs nothing.
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from mem_core import hookimpl
 from mem_core.errors import MemError
-from mem_core.interfaces import Candidate, MemoryStore, NoteSource, OutcomeVerifier, Ranker, RecallRequest, RewardSignal
-from mem_core.memories.records import FIELDS as MEMORY_FIELDS
-from mem_core.memories.records import MemoryFilter, sort_records
 
-__all__ = [
-    "hookimpl",
-    "MemError",
-    "Candidate",
-    "RecallRequest",
-    "NoteSource",
-    "Ranker",
-    "RewardSignal",
-    "OutcomeVerifier",
-    "MemoryStore",
-    "MemoryFilter",
-    "MEMORY_FIELDS",
-    "sort_records",
-]
+#: public name -> module that defines it
+_NAMES = {
+    # recall: the query, candidates, scores, sources and rankers
+    "Query": "mem_core.retrieval.interfaces",
+    "Candidate": "mem_core.retrieval.interfaces",
+    "Scored": "mem_core.retrieval.interfaces",
+    "NoteSource": "mem_core.retrieval.interfaces",
+    "Ranker": "mem_core.retrieval.interfaces",
+    "SourceContext": "mem_core.retrieval.context",
+    "RankContext": "mem_core.retrieval.context",
+    "tokenize": "mem_core.retrieval.text",
+    "query_tokens": "mem_core.retrieval.text",
+    # the other plugin kinds
+    "RewardSignal": "mem_core.reinforcement.interfaces",
+    "OutcomeVerifier": "mem_core.evidence.interfaces",
+    "MemoryStore": "mem_core.memories.interfaces",
+    "Adapter": "mem_core.adapters.interfaces",
+    # structured-memory records, for store backends
+    "MemoryFilter": "mem_core.memories.records",
+    "MEMORY_FIELDS": "mem_core.memories.records",
+    "sort_records": "mem_core.memories.records",
+    "recall_terms": "mem_core.memories.records",
+    "recall_text": "mem_core.memories.records",
+    "PROJECT_STORE_DIR": "mem_core.memories.records",
+    "project_store_dir": "mem_core.memories.records",
+    # the store's safety rules (mem-cli.md §8) and shared file formats
+    "safe_file": "mem_core.files.store",
+    "read_text": "mem_core.files.store",
+    "split_sections": "mem_core.files.markdown",
+    "JOURNAL": "mem_core.journal.records",
+    "NOTE_DIRS": "mem_core.files.markdown",
+    "NOTE_FILES": "mem_core.files.markdown",
+    # JavaScript semantics, for byte-compatible plugins
+    "to_number": "mem_core.reinforcement.signals",
+    "clamp01": "mem_core.reinforcement.signals",
+    "js_string": "mem_core.js.values",
+    "truthy": "mem_core.js.values",
+    "json_dumps": "mem_core.js.jsonfmt",
+    "json_loads": "mem_core.js.jsonfmt",
+    "JSONError": "mem_core.js.jsonfmt",
+    "js_trim": "mem_core.retrieval.text",
+    "utf16_len": "mem_core.retrieval.text",
+    "parse_ms": "mem_core.clock",
+    "js_log": "mem_core.js.jsmath",
+    "js_pow": "mem_core.js.jsmath",
+    "UNDEFINED": "mem_core.js.record",
+    "prop": "mem_core.js.record",
+    "strict_equal": "mem_core.js.record",
+    "digest": "mem_core.js.record",
+}
+#: names whose attribute in the defining module differs
+_ALIASES = {
+    "MEMORY_FIELDS": "FIELDS",
+    "to_number": "js_to_number",
+    "json_dumps": "dumps",
+    "json_loads": "loads",
+}
+
+__all__ = ["hookimpl", "MemError", *_NAMES]
+
+
+def __getattr__(name: str) -> Any:
+    module = _NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mem_core.plugin' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), _ALIASES.get(name, name))
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

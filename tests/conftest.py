@@ -97,7 +97,7 @@ def bmad_project(tmp_path: Path) -> Path:
 @pytest.fixture
 def kernel():
     """A fresh kernel with the default plugins only."""
-    from mem_core.kernel.manager import Kernel, make_plugin_manager
+    from mem_core.kernel import Kernel, make_plugin_manager
 
     return Kernel(make_plugin_manager(entry_points=False))
 

@@ -63,7 +63,7 @@ def write(
     json: bool = False,
 ) -> None:
     """Append one journal event; text as ``bmad-plus mem`` prints it (§3)."""
-    from mem_core.retrieval.api import write as run
+    from mem_core.journal.api import write as run
 
     result = run(
         agent=agent,

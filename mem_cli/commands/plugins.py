@@ -10,7 +10,7 @@ from mem_cli.options import Json
 
 def plugins(json: Json = False) -> None:
     """List the plugins: name, provider, version, what each provides; broken ones with their error."""
-    from mem_core.retrieval.api import plugins_report
+    from mem_core.kernel.report import plugins_report
 
     report = plugins_report()
     if json:

@@ -16,13 +16,13 @@ message. Nothing here imports pydantic: evidence recall runs this code.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mem_core.clock import now_iso
 from mem_core.errors import MemError
 from mem_core.files import store
+from mem_core.files.markdown import split_sections
 from mem_core.js.record import (
     UNDEFINED,
     JSTypeError,
@@ -37,16 +37,15 @@ from mem_core.js.record import (
     strict_equal,
     truthy,
 )
-from mem_core.retrieval.text import js_trim, split_sections, utf16_len
+from mem_core.retrieval.text import js_trim, utf16_len
 
 if TYPE_CHECKING:
-    from mem_core.interfaces import Candidate, OutcomeVerifier
-    from mem_core.kernel.manager import Kernel
+    from mem_core.evidence.interfaces import OutcomeVerifier
+    from mem_core.kernel import Kernel
 
 __all__ = [
     "OUTCOMES",
     "MAX_RECORDS",
-    "BOOST",
     "DEFAULT_VERIFIER",
     "ObserveResult",
     "OutcomesResult",
@@ -54,7 +53,6 @@ __all__ = [
     "outcomes",
     "inspect_outcomes",
     "read_receipts",
-    "rank_with_evidence",
     "receipt_id",
     "required_text",
     "scopes",
@@ -67,10 +65,6 @@ OUTCOMES = ".bmad/memory/outcomes.ndjson"
 MAX_RECORDS = 1000
 MAX_RELATIONS = 30
 MAX_SCOPE = 30
-#: score multiplier of a note with current evidence is ``1 + BOOST × reward``
-BOOST = 0.25
-#: ``computeReward({acceptance: true})``: an accepted outcome is full acceptance
-ACCEPTED_REWARD = 1
 #: the verifier of an observe input that names none, and of receipts whose
 #: ``source.kind`` names no registered verifier (as ``bmad-plus mem`` does)
 DEFAULT_VERIFIER = "nexus"
@@ -265,7 +259,7 @@ class _Rechecker:
         self._done: dict[str | None, tuple[bool, Any]] = {}
 
     def _verifier(self, source: Any) -> OutcomeVerifier:
-        from mem_core.kernel.manager import get_kernel
+        from mem_core.kernel import get_kernel
 
         self.kernel = get_kernel(self.kernel)  # built only when a receipt needs it
         registry = self.kernel.outcome_verifiers
@@ -342,49 +336,6 @@ def inspect_outcomes(
     return results
 
 
-def rank_with_evidence(
-    project: str, candidates: Iterable[Candidate], context_scope: Any, *, kernel: Kernel | None = None
-) -> list[Candidate]:
-    """Evidence for scored candidates (§7): events and notes without receipts
-    are kept as ``unverified``; notes whose receipts are all dead are dropped;
-    notes with current receipts get ×(1 + ``BOOST``). Not sorted."""
-    selected = scopes(UNDEFINED if context_scope is None else context_scope)
-    status = inspect_outcomes(project, kernel=kernel, context_scope=selected)
-    keys: list[str] | None = None
-    results = []
-    for candidate in candidates:
-        fields = candidate.fields
-        matching: list[dict[str, Any]] = []
-        if fields.get("kind") == "note":
-            if keys is None:
-                keys = [_anchor(record) for record in status]
-            key = js_string(fields.get("sourceFile", UNDEFINED)) + "\0" + js_string(fields.get("ref", UNDEFINED))
-            matching = [record for record, anchor in zip(status, keys, strict=True) if anchor == key]
-        if not matching:
-            fields["evidence"] = {"status": "unverified", "receiptIds": [], "boost": 0}
-            results.append(candidate)
-            continue
-        text_sha = digest(fields.get("text", ""))
-        eligible = [
-            record
-            for record in matching
-            if record["eligible"] and strict_equal(prop(record["memory"], "textSha256"), text_sha)
-        ]
-        if not eligible:
-            continue  # a stale, contradicted or superseded anchor never falls back to an authoritative note
-        fields["lexicalScore"] = candidate.score
-        candidate.score = candidate.score * (1 + BOOST * ACCEPTED_REWARD)
-        fields["evidence"] = {
-            "status": "accepted-current",
-            "receiptIds": [record["id"] for record in eligible],
-            "reward": ACCEPTED_REWARD,
-            "boost": BOOST,
-            "lessonCausality": "unmeasured",
-        }
-        results.append(candidate)
-    return results
-
-
 # --------------------------------------------------------------------------
 # the two actions
 
@@ -436,7 +387,7 @@ def observe(
     under the writer lock; nothing is written unless all pass.
     """
     from mem_core.evidence.models import ObserveInput, Receipt
-    from mem_core.kernel.manager import get_kernel
+    from mem_core.kernel import get_kernel
     from mem_core.retrieval.api import project_dir
 
     project = project_dir(directory)

@@ -1,16 +1,14 @@
-"""The event journal: ``.bmad/memory/journal.ndjson`` (mem-cli.md §2, §3)."""
+"""The event journal, ``.bmad/memory/journal.ndjson``: appending one event
+(mem-cli.md §3). Recall reads it through the ``journal`` note source."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from mem_core.errors import MemError
 from mem_core.files import store
-from mem_core.js.jsonfmt import JSONError, loads
-from mem_core.retrieval.text import js_trim
 
-__all__ = ["JOURNAL", "OUTCOMES", "read_events", "parse_lines", "deterministic_id", "append_event"]
+__all__ = ["JOURNAL", "OUTCOMES", "deterministic_id", "append_event"]
 
 JOURNAL = ".bmad/memory/journal.ndjson"
 OUTCOMES = ("success", "failure", "partial", "abandoned")
@@ -21,46 +19,6 @@ def deterministic_id(*parts: str) -> str:
     import hashlib
 
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:12]
-
-
-def parse_lines(text: str, keep: Callable[[str], bool] | None = None) -> list[dict[str, Any] | None]:
-    """The JSON objects of an NDJSON text; blank and corrupt lines (and lines
-    that hold something other than an object) are skipped, and so are the
-    lines ``keep`` refuses, before they are parsed."""
-    lines = [trimmed for trimmed in map(js_trim, text.split("\n")) if trimmed]
-    if keep is not None:
-        lines = [line for line in lines if keep(line)]
-    if not lines:
-        return []
-    try:  # the common case, every line valid: one parse for the whole file
-        values = loads("[" + ",".join(lines) + "]")
-    except JSONError:
-        values = []
-        for line in lines:
-            try:
-                values.append(loads(line))
-            except JSONError:
-                continue
-    else:
-        if len(values) != len(lines):  # a line like `1,2` joined into two values
-            values = [v for line in lines for v in _one(line)]
-    # JSON `null` is kept: the reference fails on it (`ev.agent` of null),
-    # every other non-object is skipped (it can never match a query)
-    return [value for value in values if value is None or isinstance(value, dict)]
-
-
-def _one(line: str) -> list[Any]:
-    try:
-        return [loads(line)]
-    except JSONError:
-        return []
-
-
-def read_events(project: str, keep: Callable[[str], bool] | None = None) -> list[dict[str, Any] | None]:
-    """Journal events in file order (missing journal: none); ``keep`` may
-    refuse raw lines before they are parsed."""
-    text = store.read_text(project, JOURNAL, missing=True)
-    return parse_lines(text, keep) if text else []
 
 
 def append_event(

@@ -1,8 +1,9 @@
-"""Plugin discovery and the typed registries built from the hooks.
+"""Plugin discovery: the default plugins, ``MEM_PLUGINS`` and the
+``mem.plugins`` entry points, loaded into a fresh plugin manager.
 
 There is no plugin manager at import time: :func:`make_plugin_manager` builds
-one (tests get a fresh one each), and :class:`Kernel` wraps it with typed
-registries.
+one (tests get a fresh one each); :class:`~mem_core.kernel.Kernel` wraps it
+with typed registries.
 """
 
 from __future__ import annotations
@@ -10,24 +11,16 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import pluggy
 
-from mem_core import hookimpl, hookspecs
+from mem_core import hookspecs
 from mem_core.errors import PluginError
 
-__all__ = [
-    "DEFAULT_PLUGINS",
-    "ENTRY_POINT_GROUP",
-    "PluginInfo",
-    "Registry",
-    "Kernel",
-    "make_plugin_manager",
-    "hookimpl",
-]
+__all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "PluginInfo", "make_plugin_manager"]
 
 
 #: Built-in behaviour, registered by the same path as third-party plugins.
@@ -109,7 +102,27 @@ def make_plugin_manager(*, defaults: bool = True, entry_points: bool = True) -> 
             if ep.name in disabled:
                 continue
             _load(pm, ep.name, ep.load, ep.value, ep.version, "entry-point", infos)
+    _check_pending(pm, infos)
     return pm
+
+
+def _check_pending(pm: pluggy.PluginManager, infos: list[PluginInfo]) -> None:
+    """pluggy's ``check_pending``, plugin by plugin: a plugin with a hook
+    implementation that matches no specification (a misspelled hook) is
+    broken — unregistered and reported — and the others stay."""
+    while True:
+        try:
+            pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            name = pm.get_name(exc.plugin) or str(exc.plugin)
+            if _strict():
+                raise PluginError(f"plugin '{name}' is broken: {exc}") from exc
+            pm.unregister(exc.plugin)
+            for index, info in enumerate(infos):
+                if info.name == name and info.error is None:
+                    infos[index] = PluginInfo(info.name, info.provider, info.version, info.origin, error=str(exc))
+            continue
+        return
 
 
 class _EntryPoint:
@@ -224,98 +237,3 @@ def _load(
         infos.append(PluginInfo(name, provider, version, origin, error=f"{type(exc).__name__}: {exc}"))
         return
     infos.append(PluginInfo(name, provider, version, origin))
-
-
-T = TypeVar("T")
-
-
-class Registry(Generic[T]):
-    """Classes collected from one registration hook, keyed by unique name."""
-
-    def __init__(self, kind: str, entries: Iterable[tuple[str, type[T]]]) -> None:
-        self.kind = kind
-        self._classes: dict[str, type[T]] = {}
-        self._providers: dict[str, str] = {}
-        for provider, cls in entries:
-            name = getattr(cls, "name", None)
-            if not isinstance(name, str) or not name:
-                raise PluginError(f"{kind} {cls!r} from plugin '{provider}' has no name")
-            if name in self._classes:
-                raise PluginError(
-                    f"duplicate {kind} name '{name}': provided by plugin '{self._providers[name]}' "
-                    f"and plugin '{provider}'"
-                )
-            self._classes[name] = cls
-            self._providers[name] = provider
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._classes
-
-    def __iter__(self):  # type: ignore[no-untyped-def]
-        return iter(self._classes)
-
-    def __len__(self) -> int:
-        return len(self._classes)
-
-    def names(self) -> list[str]:
-        return list(self._classes)
-
-    def get(self, name: str) -> type[T]:
-        return self._classes[name]
-
-    def provider(self, name: str) -> str:
-        return self._providers[name]
-
-    def items(self) -> list[tuple[str, type[T]]]:
-        return list(self._classes.items())
-
-
-class Kernel:
-    """A typed view of a plugin manager: one registry per registration hook."""
-
-    def __init__(self, pm: pluggy.PluginManager | None = None) -> None:
-        self.pm = pm if pm is not None else make_plugin_manager()
-        self._cache: dict[str, Registry[Any]] = {}
-
-    def _collect(self, hook_name: str, kind: str) -> Registry[Any]:
-        if hook_name not in self._cache:
-            hook = getattr(self.pm.hook, hook_name)
-            entries: list[tuple[str, Any]] = []
-            # registration order (oldest first), not pluggy's LIFO call order
-            for impl in hook.get_hookimpls():
-                try:
-                    result = impl.function()
-                except Exception as exc:
-                    raise PluginError(f"plugin '{impl.plugin_name}' failed in {hook_name}: {exc}") from exc
-                for cls in result or ():
-                    entries.append((impl.plugin_name, cls))
-            self._cache[hook_name] = Registry(kind, entries)
-        return self._cache[hook_name]
-
-    @property
-    def note_sources(self):  # type: ignore[no-untyped-def]
-        return self._collect("mem_register_note_sources", "note source")
-
-    @property
-    def rankers(self):  # type: ignore[no-untyped-def]
-        return self._collect("mem_register_rankers", "ranker")
-
-    @property
-    def reward_signals(self):  # type: ignore[no-untyped-def]
-        return self._collect("mem_register_reward_signals", "reward signal")
-
-    @property
-    def outcome_verifiers(self):  # type: ignore[no-untyped-def]
-        return self._collect("mem_register_outcome_verifiers", "outcome verifier")
-
-    @property
-    def stores(self):  # type: ignore[no-untyped-def]
-        return self._collect("mem_register_stores", "memory store")
-
-    def plugin_infos(self) -> list[PluginInfo]:
-        return list(getattr(self.pm, "mem_plugin_info", []))
-
-
-def get_kernel(kernel: Kernel | None) -> Kernel:
-    """The kernel to use: the one given, or a fresh one."""
-    return kernel if kernel is not None else Kernel()

@@ -3,7 +3,7 @@
 
 Every function takes plain values (option text as given), validates them with
 an exact one-line message (``MemError``) *before* any store is opened, applies
-the trust rules, asks the configured :class:`~mem_core.interfaces.MemoryStore`
+the trust rules, asks the configured :class:`~mem_core.plugin.MemoryStore`
 backend (``MEM_STORE``, default ``sqlite``) and returns a pydantic result
 whose ``to_json()`` is the command's JSON output.
 
@@ -32,15 +32,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
-from mem_core.kernel.manager import Kernel, get_kernel
+from mem_core.kernel import Kernel, get_kernel
 from mem_core.memories.records import (
     CATEGORIES,
     DEFAULT_MIND,
-    DEFAULT_STORE,
     FIELDS,
     PRIORITIES,
     SOURCES,
-    STORE_ENV,
     MemoryFilter,
     project_store_dir,
     user_store_dir,
@@ -48,7 +46,7 @@ from mem_core.memories.records import (
 from mem_core.retrieval.text import JS_SPACE, js_trim
 
 if TYPE_CHECKING:
-    from mem_core.interfaces import MemoryStore
+    from mem_core.memories.interfaces import MemoryStore
 
 __all__ = [
     "Memory",
@@ -522,12 +520,9 @@ def _ask(confirm: Confirm | None, action: str, question: str) -> None:
 
 
 def _backend(kernel: Kernel | None) -> type[MemoryStore]:
-    name = os.environ.get(STORE_ENV) or DEFAULT_STORE
-    stores = get_kernel(kernel).stores
-    if name not in stores:
-        known = ", ".join(stores.names()) or "none (no store plugin is loaded)"
-        raise MemError(f"unknown memory store '{name}' (set {STORE_ENV} to one of: {known})")
-    return stores.get(name)  # type: ignore[no-any-return]
+    from mem_core.memories.records import store_class
+
+    return store_class(get_kernel(kernel))
 
 
 def _directory(user: bool, directory: str | None) -> str:

@@ -9,7 +9,7 @@ order (:data:`FIELDS`)::
      "verified": False, "confidence": 0.7, "expires_at": None,
      "mind_id": "default", "created_at": "…Z", "updated_at": "…Z"}
 
-Backends (:class:`~mem_core.interfaces.MemoryStore`) take and return such
+Backends (:class:`~mem_core.plugin.MemoryStore`) take and return such
 records; :mod:`mem_core.memories.api` validates input into them and wraps them in
 pydantic models for its results. This module imports nothing heavy (no
 pydantic, no sqlite3): the recall source uses it on the start-up path.
@@ -19,9 +19,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mem_core.retrieval.text import tokenize
+
+if TYPE_CHECKING:
+    from mem_core.kernel import Kernel
+    from mem_core.memories.interfaces import MemoryStore
 
 __all__ = [
     "CATEGORIES",
@@ -269,3 +273,15 @@ def recall_terms(record: dict[str, Any]) -> list[str]:
     memory can score above zero in lexical recall only if one of them is a
     query token, so a backend may index them to preselect candidates."""
     return list(dict.fromkeys(tokenize(recall_text(record))))
+
+
+def store_class(kernel: Kernel) -> type[MemoryStore]:
+    """The structured-memory backend the settings choose (``MEM_STORE``,
+    default ``sqlite``), from the kernel's registered stores."""
+    import os
+
+
+    name = os.environ.get(STORE_ENV) or DEFAULT_STORE
+    stores = kernel.stores
+    known = ", ".join(stores.names()) or "none (no store plugin is loaded)"
+    return stores.require(name, f"unknown memory store '{name}' (set {STORE_ENV} to one of: {known})")

@@ -26,14 +26,14 @@ from mem_core.files import store
 from mem_core.journal.records import deterministic_id
 from mem_core.js.jsonfmt import JSONError, dumps, loads, to_fixed
 from mem_core.js.values import js_string
-from mem_core.kernel.manager import get_kernel
+from mem_core.kernel import get_kernel
 from mem_core.reinforcement.reward import compute_reward, js_to_num, update_score
 from mem_core.reinforcement.signals import parse_signals
 from mem_core.retrieval.api import project_dir
 from mem_core.retrieval.text import js_trim
 
 if TYPE_CHECKING:
-    from mem_core.kernel.manager import Kernel
+    from mem_core.kernel import Kernel
 
 __all__ = [
     "SCORES",

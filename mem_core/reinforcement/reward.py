@@ -27,7 +27,7 @@ from mem_core.js.values import js_string
 from mem_core.reinforcement.signals import clamp01, js_to_number
 
 if TYPE_CHECKING:
-    from mem_core.kernel.manager import Kernel
+    from mem_core.kernel import Kernel
 
 __all__ = [
     "ELO_K",

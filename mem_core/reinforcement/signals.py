@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from mem_core.errors import MemError
 
 if TYPE_CHECKING:
-    from mem_core.kernel.manager import Kernel
+    from mem_core.kernel import Kernel
 
 __all__ = ["js_to_number", "clamp01", "parse_signals"]
 

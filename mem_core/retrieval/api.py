@@ -1,9 +1,8 @@
-"""The public Python API behind ``mem recall``, ``mem write`` and ``mem plugins``.
+"""The public Python API behind ``mem recall``: the kernel's orchestration of
+sources and rankers (the algorithms live in the plugins).
 
-Every function takes plain values, asks the plugin registries, and returns a
-result object the CLI renders as text or JSON. Results of the hot-path
-commands are plain dataclasses: importing pydantic costs more than the whole
-``mem write`` budget (see benchmarks/).
+Results of the hot-path commands are plain classes: importing pydantic costs
+more than the whole ``mem write`` budget (see benchmarks/).
 """
 
 from __future__ import annotations
@@ -14,11 +13,12 @@ from typing import Any
 
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
-from mem_core.interfaces import Candidate, RecallRequest
-from mem_core.kernel.manager import Kernel, get_kernel
+from mem_core.kernel import Kernel, get_kernel
+from mem_core.retrieval.context import RankContext, SourceContext
+from mem_core.retrieval.interfaces import Candidate, Query, Scored
 from mem_core.retrieval.text import js_trim, query_tokens
 
-__all__ = ["RecallResult", "WriteResult", "PluginsReport", "recall", "write", "plugins_report", "project_dir"]
+__all__ = ["RecallResult", "recall", "project_dir", "parse_limit"]
 
 DEFAULT_LIMIT = 8
 
@@ -32,7 +32,7 @@ class RecallResult:
     """The ranked results of one recall (and the sources it skipped)."""
 
     def __init__(
-        self, query: str, scope: str, ranking: str, results: list[Candidate], skipped: list[dict[str, str]]
+        self, query: str, scope: str, ranking: str, results: list[Scored], skipped: list[dict[str, str]]
     ) -> None:
         self.query = query
         self.scope = scope
@@ -95,16 +95,16 @@ def recall(
         raise MemError("recall: query must be a non-empty string")
     kernel = get_kernel(kernel)
     rankers = kernel.rankers
-    if ranking not in rankers:
-        raise MemError(f"recall: ranking must be {_ranking_names(rankers.names())}")
+    ranker_cls = rankers.require(ranking, f"recall: ranking must be {_ranking_names(rankers.names())}")
     count = parse_limit(limit)
     now = now or now_iso()
     if isinstance(context_scope, str):  # commander: an empty value is no value; trim as JS trims
         context_scope = [js_trim(part) for part in context_scope.split(",")] if context_scope else None
-    request = RecallRequest(
+    tokens = query_tokens(query)
+    request = Query(
         project_dir(directory),
         query,
-        query_tokens(query),
+        tokens,
         scope=scope,
         portfolio=os.path.abspath(portfolio) if portfolio else None,
         limit=count,
@@ -112,92 +112,17 @@ def recall(
         context_scope=context_scope,
         now=now,
         now_ms=parse_ms(now),
-        kernel=kernel,
+        strict=ranker_cls.strict_sources,
+        match_tokens=tokens if ranker_cls.needs_query_match else None,
     )
-    ranker = rankers.get(ranking)()
-    if ranker.needs_query_match:
-        request.match_tokens = request.tokens
+    ranker = ranker_cls()
     ranker.validate(request)
     sources = sorted(kernel.note_sources.items(), key=lambda item: item[1].order)
+    context = SourceContext(kernel, request)
     candidates: list[Candidate] = []
     for _name, source_cls in sources:
         source = source_cls()
         if source.active(request):
-            candidates.extend(source.candidates(request))
-    ranked = ranker.rank(request, candidates)
-    return RecallResult(query, scope, ranking, ranked[:count], request.skipped)
-
-
-class WriteResult:
-    """The journal record ``write`` appended."""
-
-    def __init__(self, written: dict[str, Any]) -> None:
-        self.written = written
-
-    def to_json(self) -> dict[str, Any]:
-        return {"written": self.written}
-
-
-def write(
-    *,
-    agent: str | None,
-    directory: str | None = None,
-    cli: str | None = None,
-    model: str | None = None,
-    task: str | None = None,
-    outcome: str | None = None,
-    signals: dict[str, str] | None = None,
-    now: str | None = None,
-    kernel: Kernel | None = None,
-) -> WriteResult:
-    """Append one event to the journal (mem-cli.md §3). ``signals`` maps
-    signal names (``eval``, ``accept``, ``ci`` or a plugin's) to option text."""
-    from mem_core.journal.records import append_event
-    from mem_core.reinforcement.signals import parse_signals
-
-    project = project_dir(directory)
-    now = now or now_iso()
-    recorded = parse_signals(get_kernel(kernel), signals or {})
-    event = append_event(
-        project, ts=now, agent=agent, cli=cli, model=model, task=task, outcome=outcome, signals=recorded
-    )
-    return WriteResult(event)
-
-
-class PluginsReport:
-    """One row per plugin: name, provider, version, origin, what it provides, error."""
-
-    def __init__(self, plugins: list[dict[str, Any]]) -> None:
-        self.plugins = plugins
-
-    def to_json(self) -> dict[str, Any]:
-        return {"count": len(self.plugins), "plugins": self.plugins}
-
-
-def plugins_report(kernel: Kernel | None = None) -> PluginsReport:
-    """Every plugin loaded (or broken) and what it provides."""
-    kernel = get_kernel(kernel)
-    provided: dict[str, list[dict[str, str]]] = {}
-    registries = [
-        ("note source", kernel.note_sources),
-        ("ranker", kernel.rankers),
-        ("reward signal", kernel.reward_signals),
-        ("outcome verifier", kernel.outcome_verifiers),
-        ("memory store", kernel.stores),
-    ]
-    for kind, registry in registries:
-        for name in registry.names():
-            provided.setdefault(registry.provider(name), []).append({"kind": kind, "name": name})
-    rows = []
-    for info in kernel.plugin_infos():
-        rows.append(
-            {
-                "name": info.name,
-                "provider": info.provider,
-                "version": info.version,
-                "origin": info.origin,
-                "provides": provided.get(info.name, []),
-                "error": info.error,
-            }
-        )
-    return PluginsReport(rows)
+            candidates.extend(source.candidates(request, context))
+    ranked = ranker.rank(request, candidates, RankContext(kernel, request))
+    return RecallResult(query, scope, ranking, list(ranked[:count]), context.skipped)

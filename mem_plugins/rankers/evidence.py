@@ -2,48 +2,102 @@
 (mem-cli.md §7).
 
 ``mem recall <query> --ranking evidence --context-scope a,b`` scores like
-``lexical``, but reads every source under the store's safety rules (an unsafe
-file is an error, not a skip), then, candidate by candidate:
+``lexical`` (it asks the ``lexical`` ranker), but has every source read under
+the store's safety rules (an unsafe file is an error, not a skip), then,
+candidate by candidate:
 
 * events, and notes without a receipt on their (file, heading), are kept with
   ``"evidence": {"status": "unverified", …}``;
 * a note whose receipts are all ineligible for the context scope (stale,
-  superseded, contradicted, outside the scope …) is dropped: a dead anchor
-  never falls back to an authoritative note;
-* a note with current receipts scores ×1.25 and lists them.
+  superseded, contradicted, outside the scope …) or were taken on another
+  text of the section is dropped: a dead anchor never falls back to an
+  authoritative note;
+* a note with current receipts scores ×(1 + 0.25 × reward) and lists them.
 
 Reinforcement scores never influence this ranking.
 """
 
 from __future__ import annotations
 
-from mem_core import hookimpl
-from mem_core.errors import MemError
-from mem_core.interfaces import Candidate, Ranker, RecallRequest
+from collections.abc import Sequence
+from typing import Any
+
+from mem_core.plugin import (
+    UNDEFINED,
+    Candidate,
+    MemError,
+    Query,
+    RankContext,
+    Ranker,
+    Scored,
+    digest,
+    hookimpl,
+    js_string,
+    prop,
+    strict_equal,
+)
 
 PROJECT_ONLY = "Evidence ranking supports project-local lexical recall only."
+#: score multiplier of a note with current evidence is ``1 + BOOST × reward``
+BOOST = 0.25
+#: ``computeReward({acceptance: true})``: an accepted outcome is full acceptance
+ACCEPTED_REWARD = 1
+UNVERIFIED = {"status": "unverified", "receiptIds": [], "boost": 0}
+
+
+def _anchor(receipt: Any) -> str:
+    memory = prop(receipt, "memory")
+    return js_string(prop(memory, "file")) + "\0" + js_string(prop(memory, "heading"))
 
 
 class EvidenceRanker(Ranker):
     name = "evidence"
     help = "lexical, ×1.25 for notes with current accepted-outcome receipts (needs --context-scope)"
+    strict_sources = True
+    needs_query_match = True
 
-    def validate(self, request: RecallRequest) -> None:
-        """Project scope only; sources are then read strictly. The context
-        scope is checked after the sources are read, as ``bmad-plus mem`` does."""
-        if request.scope != "project":
+    def validate(self, query: Query) -> None:
+        """Project scope only. The context scope is checked after the sources
+        are read, as ``bmad-plus mem`` does."""
+        if query.scope != "project":
             raise MemError(PROJECT_ONLY)
-        request.strict = True
 
-    def rank(self, request: RecallRequest, candidates: list[Candidate]) -> list[Candidate]:
-        from mem_core.evidence.api import rank_with_evidence
-        from mem_plugins.rankers.lexical import score_candidates
-
-        kernel = getattr(request, "kernel", None)
-        ranked = rank_with_evidence(
-            request.project, score_candidates(request, candidates), request.context_scope, kernel=kernel
-        )
-        return sorted(ranked, key=lambda c: -c.score)
+    def rank(self, query: Query, candidates: Sequence[Candidate], context: RankContext) -> list[Scored]:
+        position = {id(candidate): index for index, candidate in enumerate(candidates)}
+        lexical = context.ranker("lexical").rank(query.replace(limit=len(candidates)), candidates, context)
+        lexical.sort(key=lambda scored: position[id(scored.candidate)])  # back to the sources' order
+        receipts = context.receipts(query.context_scope)
+        anchors: list[str] | None = None
+        ranked = []
+        for scored in lexical:
+            fields = scored.candidate.fields
+            matching: list[dict[str, Any]] = []
+            if fields.get("kind") == "note":
+                if anchors is None:
+                    anchors = [_anchor(receipt) for receipt in receipts]
+                key = js_string(fields.get("sourceFile", UNDEFINED)) + "\0" + js_string(fields.get("ref", UNDEFINED))
+                matching = [receipt for receipt, anchor in zip(receipts, anchors, strict=True) if anchor == key]
+            if not matching:
+                ranked.append(Scored(scored.candidate, scored.score, {"evidence": dict(UNVERIFIED, receiptIds=[])}))
+                continue
+            text_sha = digest(fields.get("text", ""))
+            eligible = [
+                receipt
+                for receipt in matching
+                if receipt["eligible"] and strict_equal(prop(receipt["memory"], "textSha256"), text_sha)
+            ]
+            if not eligible:
+                continue  # a stale, contradicted or superseded anchor never falls back to an authoritative note
+            evidence = {
+                "status": "accepted-current",
+                "receiptIds": [receipt["id"] for receipt in eligible],
+                "reward": ACCEPTED_REWARD,
+                "boost": BOOST,
+                "lessonCausality": "unmeasured",
+            }
+            boosted = scored.score * (1 + BOOST * ACCEPTED_REWARD)
+            ranked.append(Scored(scored.candidate, boosted, {"lexicalScore": scored.score, "evidence": evidence}))
+        return sorted(ranked, key=lambda scored: -scored.score)
 
 
 @hookimpl

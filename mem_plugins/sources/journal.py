@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from mem_core import hookimpl
-from mem_core.clock import DAY_MS, parse_ms
-from mem_core.errors import MemError
-from mem_core.files.store import safe_file
-from mem_core.interfaces import Candidate, NoteSource, RecallRequest
-from mem_core.journal.records import JOURNAL, read_events
-from mem_core.js.jsonfmt import dumps
-from mem_core.js.values import js_string, truthy
+from mem_core.plugin import (
+    JOURNAL,
+    Candidate,
+    JSONError,
+    MemError,
+    NoteSource,
+    Query,
+    SourceContext,
+    hookimpl,
+    js_pow,
+    js_string,
+    js_trim,
+    json_dumps,
+    json_loads,
+    parse_ms,
+    truthy,
+)
 
 HALF_LIFE_DAYS = 30
+DAY_MS = 86_400_000
 _TEXT_KEYS = ("agent", "cli", "model", "task", "outcome")
 
 
@@ -23,20 +33,14 @@ class JournalSource(NoteSource):
     and halved in weight every 30 days of age."""
 
     name = "journal"
+    help = "events of .bmad/memory/journal.ndjson, halved in weight every 30 days"
     order = 10
 
-    def candidates(self, request: RecallRequest) -> Iterator[Candidate]:
-        keep = _line_filter(request.match_tokens)
-        if request.strict:
-            safe_file(request.project, JOURNAL)
-            events = read_events(request.project, keep)
-        else:
-            try:
-                events = read_events(request.project, keep)
-            except MemError as exc:
-                request.skip(JOURNAL, exc.message)
-                return
-        now_ms = request.now_ms
+    def candidates(self, query: Query, context: SourceContext) -> Iterator[Candidate]:
+        keep = _line_filter(query.match_tokens)
+        text = context.read_text(query.project, JOURNAL)
+        events = parse_lines(text, keep) if text else []
+        now_ms = query.now_ms
         signals_json = _SignalsJSON()
         for event in events:
             if event is None:  # as the reference fails on a `null` line
@@ -56,7 +60,40 @@ class JournalSource(NoteSource):
             )
 
 
-def _line_filter(tokens: list[str] | None) -> Callable[[str], bool] | None:
+def parse_lines(text: str, keep: Callable[[str], bool] | None = None) -> list[dict[str, Any] | None]:
+    """The JSON objects of an NDJSON text; blank and corrupt lines (and lines
+    that hold something other than an object) are skipped, and so are the
+    lines ``keep`` refuses, before they are parsed."""
+    lines = [trimmed for trimmed in map(js_trim, text.split("\n")) if trimmed]
+    if keep is not None:
+        lines = [line for line in lines if keep(line)]
+    if not lines:
+        return []
+    try:  # the common case, every line valid: one parse for the whole file
+        values = json_loads("[" + ",".join(lines) + "]")
+    except JSONError:
+        values = []
+        for line in lines:
+            try:
+                values.append(json_loads(line))
+            except JSONError:
+                continue
+    else:
+        if len(values) != len(lines):  # a line like `1,2` joined into two values
+            values = [v for line in lines for v in _one(line)]
+    # JSON `null` is kept: the reference fails on it (`ev.agent` of null),
+    # every other non-object is skipped (it can never match a query)
+    return [value for value in values if value is None or isinstance(value, dict)]
+
+
+def _one(line: str) -> list[Any]:
+    try:
+        return [json_loads(line)]
+    except JSONError:
+        return []
+
+
+def _line_filter(tokens: Sequence[str] | None) -> Callable[[str], bool] | None:
     """A test on raw journal lines that refuses only lines whose event text
     cannot contain a query token, so they need not be parsed.
 
@@ -107,7 +144,7 @@ class _SignalsJSON:
         key = repr(signals)  # unambiguous for parsed JSON (True vs 1, 1.0 vs 1)
         cached = self._seen.get(key)
         if cached is None:
-            cached = self._seen[key] = dumps(signals)
+            cached = self._seen[key] = json_dumps(signals)
         return cached
 
 
@@ -120,9 +157,7 @@ def _decay(ts: object, now_ms: float | None) -> float | Callable[[], float]:
         event_ms = parse_ms(ts)
         if event_ms is None or not now_ms > event_ms:
             return 1.0
-        from mem_core.js.jsmath import js_pow  # bit-identical to V8's Math.pow
-
-        return js_pow(0.5, (now_ms - event_ms) / DAY_MS / HALF_LIFE_DAYS)
+        return js_pow(0.5, (now_ms - event_ms) / DAY_MS / HALF_LIFE_DAYS)  # V8's Math.pow, bit for bit
 
     return weight
 

@@ -30,12 +30,18 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from mem_core import hookimpl
-from mem_core.interfaces import Candidate, MemoryStore, NoteSource, RecallRequest
+from mem_core.plugin import (
+    PROJECT_STORE_DIR,
+    Candidate,
+    MemError,
+    NoteSource,
+    Query,
+    SourceContext,
+    hookimpl,
+    project_store_dir,
+    recall_text,
+)
 
-#: rankers under which a memory with no query token among its recall terms
-#: scores 0, so the store may preselect candidates by term
-PRESELECTING_RANKINGS = ("lexical", "evidence")
 UNVERIFIED_MARK = "[unverified] "
 
 
@@ -43,58 +49,30 @@ class StructuredMemories(NoteSource):
     """Keyed, categorized memories from the project's structured store."""
 
     name = "memories"
+    help = "the project's structured memories (mem remember)"
     order = 40
 
-    def candidates(self, request: RecallRequest) -> Iterator[Candidate]:
-        from mem_core.errors import MemError
-        from mem_core.memories.records import PROJECT_STORE_DIR
-
-        directory = os.path.join(request.project, PROJECT_STORE_DIR)
+    def candidates(self, query: Query, context: SourceContext) -> Iterator[Candidate]:
+        directory = os.path.join(query.project, PROJECT_STORE_DIR)
         try:
-            backend = _backend()
+            backend = context.memory_store()
             if not backend.exists(directory):
                 return
-            records = _read(backend, request)
+            # the ranker drops what shares no word with the query: the store
+            # may leave out memories none of whose recall terms is a token
+            tokens = list(query.tokens) if query.match_tokens is not None else None
+            with backend.open(project_store_dir(query.project), create=False) as store:
+                records = store.recall_candidates(tokens, now=query.now)
         except MemError as exc:
-            if request.strict:
+            if query.strict:
                 raise
-            request.skip(PROJECT_STORE_DIR, exc.message)
+            context.skip(PROJECT_STORE_DIR, exc.message)
             return
         for record in records:
             yield _candidate(record)
 
 
-def _backend() -> type[MemoryStore]:
-    from mem_core.errors import MemError
-    from mem_core.memories.records import DEFAULT_STORE, STORE_ENV
-
-    name = os.environ.get(STORE_ENV) or DEFAULT_STORE
-    if name == DEFAULT_STORE:  # the common case, without building a second plugin manager
-        disabled = {part.strip() for part in os.environ.get("MEM_DISABLE_PLUGINS", "").split(",")}
-        if "sqlite_store" not in disabled:
-            from mem_plugins.stores.sqlite import SqliteStore
-
-            return SqliteStore
-    from mem_core.kernel.manager import Kernel
-
-    stores = Kernel().stores
-    if name not in stores:
-        raise MemError(f"unknown memory store '{name}' (set {STORE_ENV} to one of: {', '.join(stores.names())})")
-    return stores.get(name)  # type: ignore[no-any-return]
-
-
-def _read(backend: type[MemoryStore], request: RecallRequest) -> list[dict[str, Any]]:
-    from mem_core.memories.records import project_store_dir
-
-    directory = project_store_dir(request.project)  # refuses symbolic links (mem-cli.md §8)
-    tokens = list(request.tokens) if request.ranking in PRESELECTING_RANKINGS else None
-    with backend.open(directory, create=False) as store:
-        return store.recall_candidates(tokens, now=request.now)
-
-
 def _candidate(record: dict[str, Any]) -> Candidate:
-    from mem_core.memories.records import recall_text
-
     verified = record["verified"]
     return Candidate(
         scored_text=recall_text(record),

@@ -1,27 +1,31 @@
-"""Note source: the portfolio brain, ``<portfolio>/memory/``, shared by many
-projects; active with ``--scope portfolio --portfolio <path>``."""
+"""Note source ``portfolio``: the portfolio brain, ``<portfolio>/memory/``,
+shared by many projects; active with ``--scope portfolio --portfolio <path>``."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mem_core import hookimpl
-from mem_core.interfaces import Candidate, NoteSource, RecallRequest
-from mem_core.retrieval.notes import note_candidates
+from mem_core.plugin import NOTE_FILES, Candidate, NoteSource, Query, SourceContext, hookimpl
 
 
 class PortfolioBrain(NoteSource):
     """The brain's decisions.md, lessons.md and patterns.md."""
 
     name = "portfolio"
+    help = "the portfolio brain's memory/ notes (--scope portfolio --portfolio <path>)"
     order = 30
 
-    def active(self, request: RecallRequest) -> bool:
-        return request.scope == "portfolio" and bool(request.portfolio)
+    def active(self, query: Query) -> bool:
+        return query.scope == "portfolio" and bool(query.portfolio)
 
-    def candidates(self, request: RecallRequest) -> Iterator[Candidate]:
-        assert request.portfolio is not None
-        yield from note_candidates(request, request.portfolio, "memory")
+    def candidates(self, query: Query, context: SourceContext) -> Iterator[Candidate]:
+        assert query.portfolio is not None
+        for file_name in NOTE_FILES:
+            note = context.sections(query.portfolio, f"memory/{file_name}")
+            if note is not None:
+                path, sections = note
+                for heading, text in sections:
+                    yield Candidate.note(heading, text, source=file_name, source_file=path)
 
 
 @hookimpl

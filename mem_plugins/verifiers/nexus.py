@@ -35,7 +35,6 @@ from mem_core import hookimpl
 from mem_core.errors import MemError
 from mem_core.evidence.api import required_text
 from mem_core.files.store import os_error_message
-from mem_core.interfaces import OutcomeVerifier
 from mem_core.js.record import (
     UNDEFINED,
     JSTypeError,
@@ -55,6 +54,7 @@ from mem_core.js.record import (
     utf16_key,
     utf16_len,
 )
+from mem_core.plugin import OutcomeVerifier
 from mem_core.retrieval.text import js_trim
 
 __all__ = ["NexusVerifier", "BASE", "RUNS", "LOCK", "RECOVERY_LOCK", "accepted_source", "load_run"]

@@ -29,7 +29,7 @@ SHARED_EVERY = 10
 WORKER = """
 import sys
 from mem_core.memories.api import remember
-from mem_core.kernel.manager import Kernel
+from mem_core.kernel import Kernel
 
 worker, project, start, stores, every = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 kernel = Kernel()

@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from mem_core.errors import MemError
-from mem_core.interfaces import RecallRequest
+from mem_core.kernel import Kernel
 from mem_core.memories import api
 from mem_core.memories.records import recall_text
-from mem_core.retrieval.text import lexical_score, query_tokens
-from mem_plugins.sources import memories as memories_source
+from mem_core.plugin import Query, SourceContext
+from mem_core.retrieval.text import query_tokens
+from mem_plugins.rankers.lexical import LexicalRanker, lexical_score
 from mem_plugins.sources.memories import StructuredMemories
 from tests.conftest import NOW, TEST_PLUGINS
 
@@ -145,12 +146,13 @@ def test_recall_does_not_import_platformdirs_even_without_mem_user_dir(project: 
     assert proc.stderr.splitlines()[-1] == "['sqlite3']"
 
 
-@pytest.mark.parametrize("ranking_names", [("lexical",), ()])
+@pytest.mark.parametrize("preselect", [True, False])
 def test_preselection_by_recall_terms_changes_no_result(
-    mem, project: Path, now: str, monkeypatch: pytest.MonkeyPatch, ranking_names: tuple[str, ...]
+    mem, project: Path, now: str, monkeypatch: pytest.MonkeyPatch, preselect: bool
 ) -> None:
-    """The store may leave out memories that cannot score; with the
-    preselection on or off, recall is the same."""
+    """The store may leave out memories that cannot score (when the ranker
+    says it needs a query match); with the preselection on or off, recall is
+    the same."""
     contents = [
         ("fact", "cache_values", "CACHE-values are zero", ["cache"]),
         ("note", "naive_cafe", "naïve café crème, déjà vu", ["français"]),
@@ -164,7 +166,7 @@ def test_preselection_by_recall_terms_changes_no_result(
     queries = ["cache", "cache-values", "values", "naïve", "CAFÉ", "xcafé", "python_3", "python", "level", "npm ci",
                "x-ray", "tokyo-based", "mistake", "version bumped", "zzz"]  # fmt: skip
     expected = {q: mem("recall", q, "-d", str(project), "--json").out for q in queries}
-    monkeypatch.setattr(memories_source, "PRESELECTING_RANKINGS", ranking_names)
+    monkeypatch.setattr(LexicalRanker, "needs_query_match", preselect)
     assert {q: mem("recall", q, "-d", str(project), "--json").out for q in queries} == expected
     assert sum(json.loads(out)["count"] for out in expected.values()) >= 14
 
@@ -183,7 +185,7 @@ def test_a_damaged_store_is_skipped_and_reported_in_lexical_recall(mem, project:
     assert "note lessons.md § cache" in run.out
     data = json.loads(mem("recall", "cache", "-d", str(project), "--json").out)
     assert data["skipped"] == [{"path": ".bmad/memory", "reason": message}]
-    request = RecallRequest(str(project), "cache", ["cache"], strict=True, now=NOW)
+    query = Query(str(project), "cache", ["cache"], strict=True, now=NOW)
     with pytest.raises(MemError) as caught:
-        list(StructuredMemories().candidates(request))
+        list(StructuredMemories().candidates(query, SourceContext(Kernel(), query)))
     assert caught.value.message == message

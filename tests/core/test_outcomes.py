@@ -15,8 +15,8 @@ import pytest
 from mem_core import hookimpl
 from mem_core.errors import MemError
 from mem_core.evidence.api import inspect_outcomes, observe, outcomes, read_receipts
-from mem_core.interfaces import OutcomeVerifier
-from mem_core.kernel.manager import Kernel, make_plugin_manager
+from mem_core.kernel import Kernel, make_plugin_manager
+from mem_core.plugin import OutcomeVerifier
 from tests.conftest import tree_bytes
 
 TS = "2026-11-03T12:00:00.000Z"

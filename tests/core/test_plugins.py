@@ -10,8 +10,8 @@ import pytest
 
 from mem_core import hookimpl
 from mem_core.errors import PluginError
-from mem_core.interfaces import NoteSource, Ranker
-from mem_core.kernel.manager import DEFAULT_PLUGINS, Kernel, make_plugin_manager
+from mem_core.kernel import DEFAULT_PLUGINS, Kernel, make_plugin_manager
+from mem_core.plugin import NoteSource, Ranker
 
 
 def test_a_bare_kernel_has_no_plugins() -> None:
@@ -38,6 +38,9 @@ def test_each_manager_is_fresh() -> None:
 class _Dup(Ranker):
     name = "lexical"
 
+    def rank(self, query, candidates, context):
+        return []
+
 
 def test_a_duplicate_name_is_an_error_naming_both_providers() -> None:
     class Plugin:
@@ -58,7 +61,7 @@ def test_an_in_test_plugin_registers_and_unregisters(kernel: Kernel) -> None:
     class Extra(NoteSource):
         name = "extra"
 
-        def candidates(self, request):
+        def candidates(self, query, context):
             return []
 
     class Plugin:
@@ -115,18 +118,14 @@ def test_mem_plugins_lists_a_broken_plugin(mem, tmp_path: Path, monkeypatch: pyt
 
 
 LOCAL_PLUGIN = """
-from mem_core import hookimpl
-from mem_core.interfaces import Ranker
+from mem_core.plugin import Ranker, Scored, hookimpl
 
 
 class Newest(Ranker):
     name = "newest"
 
-    def rank(self, request, candidates):
-        hits = [c for c in candidates if c.fields["kind"] == "event"]
-        for c in hits:
-            c.score = 1.0
-        return list(reversed(hits))
+    def rank(self, query, candidates, context):
+        return [Scored(c, 1.0) for c in reversed(candidates) if c.fields["kind"] == "event"]
 
 
 @hookimpl

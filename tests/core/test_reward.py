@@ -9,7 +9,7 @@ import pytest
 
 from mem_core.errors import PluginError
 from mem_core.js.jsonfmt import dumps
-from mem_core.kernel.manager import Kernel, make_plugin_manager
+from mem_core.kernel import Kernel, make_plugin_manager
 from mem_core.reinforcement.reward import compute_reward, initial_score, js_add, js_to_num, update_score
 from mem_core.reinforcement.signals import parse_signals
 
@@ -45,7 +45,7 @@ def test_a_recorded_none_counts_as_absent(kernel: Kernel) -> None:
 
 def test_a_signal_with_a_broken_weight_is_named(kernel: Kernel) -> None:
     from mem_core import hookimpl
-    from mem_core.interfaces import RewardSignal
+    from mem_core.plugin import RewardSignal
 
     class Heavy(RewardSignal):
         name = "heavy"

@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
 
-from mem_core.retrieval.text import (
-    js_trim,
-    lexical_score,
-    one_line,
-    query_tokens,
-    section_sha256,
-    split_sections,
-    tokenize,
-)
+from mem_core.files.markdown import split_sections
+from mem_core.retrieval.text import js_trim, one_line, query_tokens, tokenize
+from mem_plugins.rankers.lexical import lexical_score
 
 
 def test_tokenizer_keeps_hyphen_underscore_and_french_letters() -> None:
@@ -47,11 +40,6 @@ def test_sections_split_at_level_three_headings_only() -> None:
 
 def test_crlf_files_keep_carriage_returns_in_text() -> None:
     assert split_sections("### A\r\nbody\r\n") == [("A", "body\r\n\n")]
-
-
-def test_section_hash_is_sha256_of_the_trimmed_heading_and_text() -> None:
-    expected = hashlib.sha256(b"Cache contract\nPreserve false and zero cache values.").hexdigest()
-    assert section_sha256("Cache contract", "Preserve false and zero cache values.\n\n") == expected
 
 
 def test_one_line_collapses_white_space_and_cuts_at_120_characters() -> None:

@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from mem_core.errors import MemError
-from mem_core.interfaces import MemoryStore
 from mem_core.memories.records import MemoryFilter, sort_records
+from mem_core.plugin import MemoryStore
 
 _WORD = re.compile(r"[^\W_]+")
 #: key and tags weigh twice as much as content, as in the sqlite backend

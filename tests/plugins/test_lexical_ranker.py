@@ -6,14 +6,14 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mem_core.interfaces import Candidate, RecallRequest
+from mem_core.plugin import Candidate, Query
 from mem_plugins.rankers.lexical import score_candidates, top_candidates
 
 WORDS = ["cache", "auth", "values", "queue", "x"]
 
 
-def _request(limit: int) -> RecallRequest:
-    return RecallRequest("/p", "cache auth", ["cache", "auth"], limit=limit)
+def _request(limit: int) -> Query:
+    return Query("/p", "cache auth", ["cache", "auth"], limit=limit)
 
 
 candidate_specs = st.lists(

@@ -59,7 +59,7 @@ def sql(dsn: str, statement: str, params: Any = None) -> list[tuple[Any, ...]]:
 
 def test_loading_the_plugins_imports_no_driver() -> None:
     code = (
-        "import sys; from mem_core.kernel.manager import Kernel; stores = Kernel().stores; "
+        "import sys; from mem_core.kernel import Kernel; stores = Kernel().stores; "
         "print('postgres' in stores, 'psycopg' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)

@@ -12,9 +12,9 @@ import pytest
 
 from mem_core import hookimpl, reinforce
 from mem_core.errors import PluginError
-from mem_core.interfaces import RewardSignal
 from mem_core.js.jsonfmt import dumps
-from mem_core.kernel.manager import Kernel, make_plugin_manager
+from mem_core.kernel import Kernel, make_plugin_manager
+from mem_core.plugin import RewardSignal
 from mem_core.reinforcement.reward import compute_reward
 from mem_core.reinforcement.signals import clamp01, js_to_number, parse_signals
 from tests.conftest import tree_bytes

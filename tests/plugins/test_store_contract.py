@@ -10,7 +10,7 @@ one fresh, empty store each time it is called (tests open several connections
 to the same store), and may ``pytest.skip`` when its server is not available.
 
 What the suite pins down is the interface's docstrings
-(``mem_core.interfaces.MemoryStore``), with ``MemoryFilter.keeps`` and
+(``mem_core.plugin.MemoryStore``), with ``MemoryFilter.keeps`` and
 ``memory_records.sort_records`` as the reference semantics of queries.
 """
 
@@ -27,9 +27,9 @@ import pytest
 
 from mem_core import hookimpl
 from mem_core.errors import MemError
-from mem_core.interfaces import MemoryStore
-from mem_core.kernel.manager import Kernel, make_plugin_manager
+from mem_core.kernel import Kernel, make_plugin_manager
 from mem_core.memories.records import FIELDS, MemoryFilter, recall_terms, sort_records
+from mem_core.plugin import MemoryStore
 from tests.plugins.dict_store import DictStore
 from tests.plugins.postgres_server import postgres_factory
 

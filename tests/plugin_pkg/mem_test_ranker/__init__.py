@@ -4,23 +4,17 @@
 the shortest text first (score = 1 / length).
 """
 
-from mem_core import hookimpl
-from mem_core.interfaces import Ranker
-from mem_core.retrieval.text import tokenize
+from mem_core.plugin import Ranker, Scored, hookimpl, tokenize
 
 
 class ShortestRanker(Ranker):
     name = "shortest"
     help = "shortest matching text first"
 
-    def rank(self, request, candidates):
-        wanted = set(request.tokens)
-        kept = []
-        for candidate in candidates:
-            if wanted & set(tokenize(candidate.scored_text)):
-                candidate.score = 1 / len(candidate.scored_text)
-                kept.append(candidate)
-        return sorted(kept, key=lambda c: -c.score)
+    def rank(self, query, candidates, context):
+        wanted = set(query.tokens)
+        kept = [Scored(c, 1 / len(c.scored_text)) for c in candidates if wanted & set(tokenize(c.scored_text))]
+        return sorted(kept, key=lambda scored: -scored.score)
 
 
 @hookimpl

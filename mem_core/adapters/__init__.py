@@ -1,0 +1,1 @@
+"""Assistant adapters: wiring ``mem`` into one coding assistant each."""

@@ -1,0 +1,39 @@
+"""The Markdown note format: ``decisions.md``, ``lessons.md`` and
+``patterns.md`` under ``.bmad/memory/`` and ``.agents/memory/``, split at
+``### `` headings (mem-cli.md §1, §2, §5)."""
+
+from __future__ import annotations
+
+import re
+
+from mem_core.retrieval.text import JS_SPACE, js_trim
+
+__all__ = ["NOTE_DIRS", "NOTE_FILES", "split_sections"]
+
+NOTE_DIRS = (".bmad/memory", ".agents/memory")
+NOTE_FILES = ("decisions.md", "lessons.md", "patterns.md")
+
+_HEADING = re.compile(f"###[{JS_SPACE}]+([^\\n\\r\\u2028\\u2029]*)")
+
+
+def split_sections(markdown: str) -> list[tuple[str, str]]:
+    """Split a Markdown file at ``### `` headings into (heading, text) pairs.
+
+    Text before the first heading is ignored; every later line is appended as
+    ``line + "\\n"``. ``####`` is not a heading; ``\\r`` stays in the text.
+    """
+    sections: list[tuple[str, str]] = []
+    heading: str | None = None
+    lines: list[str] = []
+    for line in markdown.split("\n"):
+        m = _HEADING.match(line) if line.startswith("###") else None
+        if m:
+            if heading is not None:
+                sections.append((heading, "".join(lines)))
+            heading = js_trim(m.group(1))
+            lines = []
+        elif heading is not None:
+            lines.append(line + "\n")
+    if heading is not None:
+        sections.append((heading, "".join(lines)))
+    return sections

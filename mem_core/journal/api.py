@@ -1,0 +1,47 @@
+"""The public Python API behind ``mem write`` (mem-cli.md §3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mem_core.clock import now_iso
+from mem_core.kernel import Kernel, get_kernel
+
+__all__ = ["WriteResult", "write"]
+
+
+class WriteResult:
+    """The journal record ``write`` appended."""
+
+    def __init__(self, written: dict[str, Any]) -> None:
+        self.written = written
+
+    def to_json(self) -> dict[str, Any]:
+        return {"written": self.written}
+
+
+def write(
+    *,
+    agent: str | None,
+    directory: str | None = None,
+    cli: str | None = None,
+    model: str | None = None,
+    task: str | None = None,
+    outcome: str | None = None,
+    signals: dict[str, str] | None = None,
+    now: str | None = None,
+    kernel: Kernel | None = None,
+) -> WriteResult:
+    """Append one event to the journal (mem-cli.md §3). ``signals`` maps
+    signal names (``eval``, ``accept``, ``ci`` or a plugin's) to option text."""
+    from mem_core.journal.records import append_event
+    from mem_core.reinforcement.signals import parse_signals
+    from mem_core.retrieval.api import project_dir
+
+    project = project_dir(directory)
+    now = now or now_iso()
+    recorded = parse_signals(get_kernel(kernel), signals or {})
+    event = append_event(
+        project, ts=now, agent=agent, cli=cli, model=model, task=task, outcome=outcome, signals=recorded
+    )
+    return WriteResult(event)

@@ -1,0 +1,258 @@
+"""The :class:`Kernel`: a plugin manager with typed registries, one per
+registration hook, safe to share between threads.
+
+Every hook is called through pluggy's relay with keyword arguments, so an
+implementation takes only the arguments it names and a hook can gain
+arguments without breaking any plugin. A plugin whose implementation raises,
+or returns something that is not a list of proper classes, is *broken*: it
+provides nothing to that registry, is reported by ``mem plugins``, and is
+named when a command misses what it may have provided. The other plugins
+are not affected.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from mem_core.errors import PluginError
+from mem_core.kernel.registry import Registry
+
+if TYPE_CHECKING:
+    from mem_core.adapters.interfaces import Adapter
+    from mem_core.evidence.interfaces import OutcomeVerifier
+    from mem_core.memories.interfaces import MemoryStore
+    from mem_core.reinforcement.interfaces import RewardSignal
+    from mem_core.retrieval.interfaces import NoteSource, Ranker
+
+__all__ = ["Kernel", "PluginContext", "get_kernel"]
+
+
+class PluginContext:
+    """What every hook receives as ``context``: the settings, the project and
+    the ``mem`` version, read-only."""
+
+    __slots__ = ("_settings", "_version")
+
+    def __init__(self, settings: Any, version: str) -> None:
+        self._settings = settings
+        self._version = version
+
+    @property
+    def settings(self) -> Any:
+        return self._settings
+
+    @property
+    def project(self) -> str | None:
+        return getattr(self._settings, "project", None)
+
+    @property
+    def version(self) -> str:
+        return self._version
+
+
+def _base(kind: str) -> type:
+    """The base class the classes of a registry must derive from."""
+    if kind == "note source":
+        from mem_core.retrieval.interfaces import NoteSource
+
+        return NoteSource
+    if kind == "ranker":
+        from mem_core.retrieval.interfaces import Ranker
+
+        return Ranker
+    if kind == "reward signal":
+        from mem_core.reinforcement.interfaces import RewardSignal
+
+        return RewardSignal
+    if kind == "outcome verifier":
+        from mem_core.evidence.interfaces import OutcomeVerifier
+
+        return OutcomeVerifier
+    if kind == "memory store":
+        from mem_core.memories.interfaces import MemoryStore
+
+        return MemoryStore
+    from mem_core.adapters.interfaces import Adapter
+
+    return Adapter
+
+
+#: registration hook -> the kind of class it returns
+HOOKS = {
+    "mem_register_note_sources": "note source",
+    "mem_register_rankers": "ranker",
+    "mem_register_reward_signals": "reward signal",
+    "mem_register_outcome_verifiers": "outcome verifier",
+    "mem_register_stores": "memory store",
+    "mem_register_adapters": "adapter",
+}
+
+
+def _problem(value: Any, kind: str, base: type) -> str | None:
+    """Why ``value`` is not a class a registry of ``kind`` can hold, or ``None``."""
+    if not isinstance(value, type) or not issubclass(value, base):
+        return f"returned {value!r}, not a {base.__name__} class"
+    name = getattr(value, "name", None)
+    if not isinstance(name, str) or not name:
+        return f"returned {kind} {value.__name__} without a name"
+    if inspect.isabstract(value):
+        missing = ", ".join(sorted(getattr(value, "__abstractmethods__", ())))
+        return f"returned {kind} {value.__name__}, which does not implement {missing}"
+    return None
+
+
+class Kernel:
+    """A plugin manager (:func:`~mem_core.kernel.manager.make_plugin_manager`)
+    and the typed registries built from its registration hooks.
+
+    One kernel may serve many threads (``mem mcp``): registries are built once,
+    under a lock, and are read-only afterwards.
+    """
+
+    def __init__(self, pm: pluggy.PluginManager | None = None, *, settings: Any = None) -> None:
+        self._settings = settings
+        if pm is None:
+            from mem_core.kernel.manager import make_plugin_manager
+
+            pm = make_plugin_manager()
+        self.pm = pm
+        self._registries: dict[str, Registry[Any]] = {}
+        #: plugin name -> why one of its registration hooks failed
+        self._failures: dict[str, str] = {}
+        self._lock = threading.RLock()
+
+    @property
+    def settings(self) -> Any:
+        """The settings this kernel was built with."""
+        return self._settings
+
+    def context(self) -> PluginContext:
+        from mem_core import __version__
+
+        return PluginContext(self.settings, __version__)
+
+    # -- registries --------------------------------------------------------
+
+    def registry(self, hook_name: str) -> Registry[Any]:
+        """The registry of one registration hook (built on first use)."""
+        registry = self._registries.get(hook_name)
+        if registry is None:
+            with self._lock:
+                registry = self._registries.get(hook_name)
+                if registry is None:
+                    registry = self._registries[hook_name] = self._collect(hook_name, HOOKS[hook_name])
+        return registry
+
+    def _collect(self, hook_name: str, kind: str) -> Registry[Any]:
+        base = _base(kind)
+        pm = self.pm
+        order = {name: index for index, (name, _plugin) in enumerate(pm.list_name_plugin())}
+        impls = getattr(pm.hook, hook_name).get_hookimpls()
+        plain = sorted(
+            (impl for impl in impls if not (impl.wrapper or impl.hookwrapper)),
+            key=lambda impl: order.get(impl.plugin_name, len(order)),
+        )
+        everyone = [impl.plugin for impl in plain]
+        context = self.context()
+        entries: list[tuple[str, type]] = []
+        failed: list[Any] = []
+        broken = [(info.name, info.error) for info in self.plugin_infos() if info.error]
+        for impl in plain:
+            # this plugin's classes, through the relay (pluggy passes the
+            # arguments the implementation names)
+            caller = pm.subset_hook_caller(hook_name, [p for p in everyone if p is not impl.plugin])
+            try:
+                results = caller(context=context)
+                classes = [cls for result in results for cls in _as_list(result)]
+                problem = next((p for p in (_problem(cls, kind, base) for cls in classes) if p), None)
+                if problem:
+                    raise PluginError(problem)
+            except Exception as exc:  # a broken plugin breaks nothing else
+                error = f"{hook_name}: {exc if isinstance(exc, PluginError) else f'{type(exc).__name__}: {exc}'}"
+                if _strict(self.settings):
+                    raise PluginError(f"plugin '{impl.plugin_name}' failed in {error}") from exc
+                self._failures.setdefault(impl.plugin_name, error)
+                failed.append(impl.plugin)
+                broken.append((impl.plugin_name, error))
+                continue
+            entries.extend((impl.plugin_name, cls) for cls in classes)
+        if any(impl.wrapper or impl.hookwrapper for impl in impls):
+            # wrappers may filter or add: the relay's answer decides what is in
+            kept = [cls for result in pm.subset_hook_caller(hook_name, failed)(context=context) for cls in result]
+            known = {cls for _provider, cls in entries}
+            wrappers = ", ".join(impl.plugin_name for impl in impls if impl.wrapper or impl.hookwrapper)
+            entries = [(provider, cls) for provider, cls in entries if cls in kept]
+            for cls in kept:
+                problem = _problem(cls, kind, base)
+                if problem:
+                    raise PluginError(f"a wrapper of {hook_name} ({wrappers}) {problem}")
+                if cls not in known:
+                    entries.append((wrappers, cls))
+        return Registry(kind, entries, broken=broken)
+
+    @property
+    def note_sources(self) -> Registry[type[NoteSource]]:
+        return self.registry("mem_register_note_sources")
+
+    @property
+    def rankers(self) -> Registry[type[Ranker]]:
+        return self.registry("mem_register_rankers")
+
+    @property
+    def reward_signals(self) -> Registry[type[RewardSignal]]:
+        return self.registry("mem_register_reward_signals")
+
+    @property
+    def outcome_verifiers(self) -> Registry[type[OutcomeVerifier]]:
+        return self.registry("mem_register_outcome_verifiers")
+
+    @property
+    def stores(self) -> Registry[type[MemoryStore]]:
+        return self.registry("mem_register_stores")
+
+    @property
+    def adapters(self) -> Registry[type[Adapter]]:
+        return self.registry("mem_register_adapters")
+
+    def plugin_infos(self) -> list[Any]:
+        """Every plugin loaded or broken (``mem plugins``); a plugin whose
+        registration hook failed carries that error. Plugins registered on the
+        manager directly (by a library caller or a test) are listed too, with
+        origin ``registered``."""
+        from mem_core.kernel.manager import PluginInfo
+
+        infos = list(getattr(self.pm, "mem_plugin_info", []))
+        listed = {info.name for info in infos}
+        for name, plugin in self.pm.list_name_plugin():
+            if name not in listed and plugin is not None:
+                infos.append(PluginInfo(name, getattr(plugin, "__name__", type(plugin).__name__), "", "registered"))
+        return [
+            PluginInfo(i.name, i.provider, i.version, i.origin, error=self._failures[i.name])
+            if i.error is None and i.name in self._failures
+            else i
+            for i in infos
+        ]
+
+
+def _as_list(result: Any) -> list[Any]:
+    if isinstance(result, (list, tuple)):
+        return list(result)
+    raise PluginError(f"returned {result!r}, not a list of classes")
+
+
+def _strict(settings: Any) -> bool:
+    strict = getattr(settings, "strict_plugins", None)
+    if strict is not None:
+        return bool(strict)
+    import os
+
+    return os.environ.get("MEM_STRICT_PLUGINS", "") not in ("", "0")
+
+
+def get_kernel(kernel: Kernel | None) -> Kernel:
+    """The kernel to use: the one given, or a fresh one."""
+    return kernel if kernel is not None else Kernel()

@@ -1,0 +1,132 @@
+"""The structured-memory store plugin interface (structured-memory.md)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from mem_core.memories.records import MemoryFilter
+
+__all__ = ["MemoryStore"]
+
+
+class MemoryStore(ABC):
+    """A structured-memory backend (see ``structured-memory.md``).
+
+    A backend stores *memory records*: plain dicts with exactly the fields of
+    :data:`mem_core.memories.records.FIELDS`, in that order (``tags`` a list of
+    str, ``verified`` a bool, ``confidence`` a float, ``expires_at`` a
+    timestamp or ``None``; every timestamp ``YYYY-MM-DDTHH:MM:SS.mmmZ``). It
+    returns records in that same shape. It does not validate them and does not
+    apply the trust rules: :mod:`mem_core.memories.api` does both before calling it.
+
+    One store lives in one *directory* (the project's ``.bmad/memory/`` or the
+    user-level data directory); a server backend maps the directory to its own
+    namespace. Every backend must pass ``tests/plugins/test_store_contract.py``.
+
+    Writes (:meth:`insert`, :meth:`update`, :meth:`delete`) happen only inside
+    :meth:`transaction`, which is exclusive across processes: a read inside it
+    followed by a write is atomic. Every write appends to the store's history,
+    which nothing ever rewrites.
+    """
+
+    #: the backend's name, selected by ``MEM_STORE`` (default ``sqlite``)
+    name: ClassVar[str]
+    help: ClassVar[str] = ""
+
+    @classmethod
+    @abstractmethod
+    def exists(cls, directory: str) -> bool:
+        """Whether a store exists in ``directory``. Must be cheap (no database
+        driver import): recall asks it on every run."""
+
+    @classmethod
+    @abstractmethod
+    def open(cls, directory: str, *, create: bool) -> MemoryStore:
+        """Open the store in ``directory``, migrating its schema to the current
+        version. With ``create`` a missing store (and directory) is created;
+        without it a missing store raises ``MemError``. Failures are
+        ``MemError`` with a one-line message."""
+
+    @property
+    @abstractmethod
+    def location(self) -> str:
+        """Where the store is, for messages (a path, or a URL without secrets)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the connection. The store is unusable afterwards."""
+
+    def __enter__(self) -> MemoryStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[None]:
+        """An exclusive write transaction: concurrent writers (other processes
+        included) wait for it; it commits when the block ends and rolls back,
+        leaving no trace, when the block raises. Not re-entrant."""
+
+    @abstractmethod
+    def get(self, memory_id: str) -> dict[str, Any] | None:
+        """The memory with this id, expired or not; ``None`` if there is none."""
+
+    @abstractmethod
+    def get_by_key(self, mind_id: str, category: str, key: str) -> dict[str, Any] | None:
+        """The memory (mind, category, key), expired or not; ``None`` if there is none."""
+
+    @abstractmethod
+    def id_known(self, memory_id: str) -> bool:
+        """Whether ``memory_id`` is or ever was used (history included), so
+        that an id is never reused."""
+
+    @abstractmethod
+    def insert(self, record: dict[str, Any], *, at: str) -> None:
+        """Add a new memory (its id and its (mind, category, key) are unused)
+        and record it in the history as ``create`` at ``at``."""
+
+    @abstractmethod
+    def update(self, record: dict[str, Any], *, action: str, at: str) -> None:
+        """Replace the memory with ``record["id"]`` (same mind, category and
+        key) and record the new value in the history as ``action``
+        (``update`` or ``verify``) at ``at``; the previous value stays in the
+        history."""
+
+    @abstractmethod
+    def delete(self, memory_id: str, *, at: str) -> None:
+        """Remove the memory from every query and record a ``delete``
+        tombstone (holding its last value) in the history at ``at``."""
+
+    @abstractmethod
+    def history(self, memory_id: str) -> list[dict[str, Any]]:
+        """Every recorded version of a memory, oldest first, deleted ones
+        included: ``{"seq", "memory_id", "action", "at", "memory": <record>}``
+        with ``action`` one of ``create update verify delete``."""
+
+    @abstractmethod
+    def query(self, where: MemoryFilter) -> list[dict[str, Any]]:
+        """The memories ``where`` keeps (see ``MemoryFilter.keeps``), ordered by
+        priority (critical first), then ``updated_at`` (latest first), then
+        category, key and mind; when ``where.expires_before`` is set, by
+        ``expires_at`` (soonest first) and then in that order. At most
+        ``where.limit``."""
+
+    @abstractmethod
+    def search(self, words: list[str], where: MemoryFilter) -> list[dict[str, Any]]:
+        """Full-text search: the memories ``where`` keeps whose key, content or
+        tags contain every one of ``words`` (case- and accent-insensitive whole
+        words), ranked by the search engine's relevance, ties by the
+        :meth:`query` order. At most ``where.limit``."""
+
+    @abstractmethod
+    def recall_candidates(self, tokens: list[str] | None, *, now: str) -> list[dict[str, Any]]:
+        """The unexpired memories of every mind, in the :meth:`query` order,
+        that ``mem recall`` should score. With ``tokens`` (recall query tokens,
+        mem-cli.md §1) the backend may leave out memories none of whose
+        ``memory_records.recall_terms`` is among them (they would score 0);
+        returning more is allowed, fewer is not. ``None``: all of them."""

@@ -1,0 +1,136 @@
+"""What recall plugins get besides the query: a :class:`SourceContext` for
+sources and a :class:`RankContext` for rankers.
+
+Both are small objects with methods; neither exposes the kernel itself, so a
+plugin can only read files under the store's safety rules, report what it
+skipped, and ask the kernel for the services named here.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from mem_core.errors import MemError
+
+if TYPE_CHECKING:
+    from mem_core.kernel import Kernel
+    from mem_core.memories.interfaces import MemoryStore
+    from mem_core.retrieval.interfaces import Query, Ranker
+
+__all__ = ["SourceContext", "RankContext"]
+
+
+class SourceContext:
+    """Given to :meth:`NoteSource.candidates` for one recall."""
+
+    __slots__ = ("_kernel", "_query", "_skipped", "_read")
+
+    def __init__(self, kernel: Kernel, query: Query) -> None:
+        self._kernel = kernel
+        self._query = query
+        self._skipped: list[dict[str, str]] = []
+        self._read: set[str] = set()
+
+    @property
+    def settings(self) -> Any:
+        """The invocation's settings (read-only)."""
+        return self._kernel.settings
+
+    @property
+    def skipped(self) -> list[dict[str, str]]:
+        """What was skipped so far (a copy): ``{"path", "reason"}`` each."""
+        return [dict(item) for item in self._skipped]
+
+    def skip(self, path: str, reason: str) -> None:
+        """Report that ``path`` (project-relative, as shown to the user) was
+        left out of this recall, and why; recall prints it and goes on."""
+        self._skipped.append({"path": path, "reason": reason})
+
+    def first_read(self, path: str) -> bool:
+        """True the first time an absolute ``path`` is named in this recall, so
+        that a file reached by two sources is read once."""
+        path = os.path.normpath(path)
+        if path in self._read:
+            return False
+        self._read.add(path)
+        return True
+
+    def read_text(self, root: str, relative: str, *, shown_as: str | None = None) -> str | None:
+        """The text of ``root/relative`` under the store's safety rules
+        (project-relative, no symbolic link on the way, a regular file of at
+        most 2 MiB of valid UTF-8); ``None`` when it does not exist.
+
+        An unsafe file raises ``MemError`` when the query is strict; otherwise
+        it is reported with :meth:`skip` (as ``shown_as``, default
+        ``relative``) and ``None`` is returned.
+        """
+        from mem_core.files import store
+
+        try:
+            return store.read_text(root, relative, missing=True)
+        except MemError as exc:
+            if self._query.strict:
+                raise
+            self.skip(shown_as or relative, exc.message)
+            return None
+
+    def sections(self, root: str, relative: str) -> tuple[str, list[tuple[str, str]]] | None:
+        """The Markdown note ``root/relative`` as ``(path, sections)``: its
+        path relative to the project (as results and skips show it) and its
+        ``(heading, text)`` sections, split at ``### `` headings; read with
+        :meth:`read_text`. ``None`` when it does not exist, is skipped, or was
+        already read in this recall.
+
+        As ``bmad-plus mem`` does, a strict query passes over a dangling
+        symbolic link silently; otherwise it is reported as unsafe.
+        """
+        from mem_core.files.markdown import split_sections
+
+        path = os.path.normpath(os.path.join(root, relative))
+        exists = os.path.exists(path) if self._query.strict else os.path.lexists(path)
+        if not exists or not self.first_read(path):
+            return None
+        shown = os.path.relpath(path, self._query.project).replace(os.sep, "/")
+        markdown = self.read_text(root, relative, shown_as=shown)
+        return None if markdown is None else (shown, split_sections(markdown))
+
+    def memory_store(self) -> type[MemoryStore]:
+        """The structured-memory backend class the project uses (settings and
+        the registered stores decide; raises ``MemError`` when it cannot be
+        used)."""
+        from mem_core.memories.records import store_class
+
+        return store_class(self._kernel)
+
+
+class RankContext:
+    """Given to :meth:`Ranker.rank` for one recall."""
+
+    __slots__ = ("_kernel", "_query")
+
+    def __init__(self, kernel: Kernel, query: Query) -> None:
+        self._kernel = kernel
+        self._query = query
+
+    @property
+    def settings(self) -> Any:
+        """The invocation's settings (read-only)."""
+        return self._kernel.settings
+
+    def ranker(self, name: str) -> Ranker:
+        """Another registered ranker, to build on (the evidence ranker scores
+        with ``lexical``); ``MemError`` naming why when it is not available."""
+        cls = self._kernel.rankers.require(name, f"the '{name}' ranker is not available")
+        return cls()
+
+    def receipts(self, context_scope: Any) -> list[dict[str, Any]]:
+        """Every evidence receipt of the project, re-checked now by its outcome
+        verifier, with ``eligible`` and ``reason`` (mem-cli.md §6, §7);
+        ``context_scope`` (the query's, or ``None``) is validated first and
+        receipts outside it are ``outside-query-scope``."""
+        from mem_core.evidence.api import inspect_outcomes, scopes
+        from mem_core.js.record import UNDEFINED
+
+        selected = scopes(UNDEFINED if context_scope is None else list(context_scope))
+        return inspect_outcomes(self._query.project, kernel=self._kernel, context_scope=selected)

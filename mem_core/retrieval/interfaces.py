@@ -1,0 +1,304 @@
+"""The recall plugin interface: the query, candidates, scores, and the two
+kinds of recall plugins (:class:`NoteSource`, :class:`Ranker`).
+
+A recall runs in four steps, each owned by a plugin or the kernel:
+
+1. the kernel builds one immutable :class:`Query` from the command line;
+2. every active :class:`NoteSource` yields :class:`Candidate` objects for it,
+   reading files through its :class:`SourceContext` (which applies the store's
+   safety rules and reports what it had to skip);
+3. the chosen :class:`Ranker` returns :class:`Scored` entries, best first — it
+   never changes the candidates it was given;
+4. the kernel keeps the first ``query.limit`` of them.
+
+Kept free of heavy imports: this module is on the start-up path of ``recall``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from mem_core.retrieval.context import RankContext, SourceContext
+
+__all__ = ["Query", "Candidate", "Scored", "NoteSource", "Ranker"]
+
+
+class _Frozen:
+    """Slots set once in ``__init__``; plugins can read them, never change them."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+
+class Query(_Frozen):
+    """One ``recall`` question, as every source and the ranker see it (read-only).
+
+    ``tokens`` are the query's unique words (mem-cli.md §1), ``now`` the
+    invocation's clock (``now_ms`` the same instant in milliseconds, ``None``
+    when it cannot be parsed), ``context_scope`` the project paths the question
+    is about (evidence ranking), or ``None``.
+
+    ``match_tokens`` is set when the ranker drops every candidate that shares no
+    word with the query (:attr:`Ranker.needs_query_match`): a source may then
+    leave out, without building it, a candidate whose lower-cased scored text
+    contains none of these tokens. ``strict`` is set when the ranker wants
+    unsafe files to be errors (:attr:`Ranker.strict_sources`) rather than
+    skipped and reported.
+    """
+
+    __slots__ = (
+        "project",
+        "text",
+        "tokens",
+        "scope",
+        "portfolio",
+        "limit",
+        "ranking",
+        "context_scope",
+        "now",
+        "now_ms",
+        "strict",
+        "match_tokens",
+    )
+
+    project: str
+    text: str
+    tokens: tuple[str, ...]
+    scope: str
+    portfolio: str | None
+    limit: int
+    ranking: str
+    context_scope: tuple[str, ...] | None
+    now: str
+    now_ms: float | None
+    strict: bool
+    match_tokens: tuple[str, ...] | None
+
+    def __init__(
+        self,
+        project: str,
+        text: str,
+        tokens: Iterable[str],
+        *,
+        scope: str = "project",
+        portfolio: str | None = None,
+        limit: int = 8,
+        ranking: str = "lexical",
+        context_scope: Iterable[str] | None = None,
+        now: str = "",
+        now_ms: float | None = None,
+        strict: bool = False,
+        match_tokens: Iterable[str] | None = None,
+    ) -> None:
+        put = object.__setattr__
+        put(self, "project", project)
+        put(self, "text", text)
+        put(self, "tokens", tuple(tokens))
+        put(self, "scope", scope)
+        put(self, "portfolio", portfolio)
+        put(self, "limit", limit)
+        put(self, "ranking", ranking)
+        put(self, "context_scope", None if context_scope is None else tuple(context_scope))
+        put(self, "now", now)
+        put(self, "now_ms", now_ms)
+        put(self, "strict", strict)
+        put(self, "match_tokens", None if match_tokens is None else tuple(match_tokens))
+
+    def replace(self, **changes: Any) -> Query:
+        """A copy with some fields changed (``query.replace(limit=100)``)."""
+        values = {name: getattr(self, name) for name in self.__slots__}
+        values.update(changes)
+        project, text, tokens = values.pop("project"), values.pop("text"), values.pop("tokens")
+        return Query(project, text, tokens, **values)
+
+    def __repr__(self) -> str:
+        return f"Query({self.text!r}, project={self.project!r}, ranking={self.ranking!r})"
+
+
+class Candidate(_Frozen):
+    """One thing recall may return (read-only).
+
+    ``scored_text`` is what a ranker scores; ``fields`` are the result's JSON
+    keys after ``score``, in output order (``kind``, ``source``, … ``text``);
+    ``weight`` multiplies a positive score (journal decay, for instance): a
+    number, or a function of no arguments returning a number in [0, 1], called
+    only when a ranker needs it (see :meth:`weigh`).
+
+    Example::
+
+        Candidate("Cache contract\\nPreserve zero values.",
+                  {"kind": "note", "source": "lessons.md", "ref": "Cache contract",
+                   "text": "Cache contract Preserve zero values."})
+    """
+
+    __slots__ = ("scored_text", "fields", "weight")
+
+    scored_text: str
+    fields: Mapping[str, Any]
+    weight: float | Callable[[], float]
+
+    def __init__(
+        self, scored_text: str, fields: Mapping[str, Any], weight: float | Callable[[], float] = 1.0
+    ) -> None:
+        object.__setattr__(self, "scored_text", scored_text)
+        object.__setattr__(self, "fields", fields)
+        object.__setattr__(self, "weight", weight)
+
+    @classmethod
+    def note(cls, heading: str, text: str, *, source: str, source_file: str) -> Candidate:
+        """A Markdown section as recall shows it (mem-cli.md §2): scored on
+        ``heading + "\\n" + text``; ``source`` is the file's name,
+        ``source_file`` its project-relative path."""
+        from mem_core.retrieval.text import js_trim
+
+        scored = heading + "\n" + text
+        return cls(
+            scored,
+            {"kind": "note", "source": source, "sourceFile": source_file, "ref": heading, "text": js_trim(scored)},
+        )
+
+    @property
+    def kind(self) -> str:
+        return self.fields["kind"]  # type: ignore[no-any-return]
+
+    def weigh(self) -> float:
+        """The candidate's weight as a number (calls a lazy weight)."""
+        weight = self.weight
+        if weight.__class__ is float or weight.__class__ is int:
+            return weight  # type: ignore[return-value]
+        return weight()  # type: ignore[operator,no-any-return]
+
+    def __repr__(self) -> str:
+        return f"Candidate({self.scored_text[:40]!r}, fields={dict(self.fields)!r})"
+
+
+class Scored(_Frozen):
+    """A ranker's verdict on one candidate: its ``score`` and, optionally,
+    ``extra`` result fields placed after the candidate's own (the evidence
+    ranker's ``evidence``)."""
+
+    __slots__ = ("candidate", "score", "extra")
+
+    candidate: Candidate
+    score: float
+    extra: Mapping[str, Any] | None
+
+    def __init__(self, candidate: Candidate, score: float, extra: Mapping[str, Any] | None = None) -> None:
+        object.__setattr__(self, "candidate", candidate)
+        object.__setattr__(self, "score", score)
+        object.__setattr__(self, "extra", extra)
+
+    @property
+    def fields(self) -> Mapping[str, Any]:
+        return self.candidate.fields
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as ``recall --json`` prints it: ``score`` first."""
+        data = {"score": self.score, **self.candidate.fields}
+        if self.extra:
+            data.update(self.extra)
+        return data
+
+    def __repr__(self) -> str:
+        return f"Scored({self.score!r}, {self.candidate!r})"
+
+
+class NoteSource(ABC):
+    """Yields recall candidates: journal events, Markdown sections, structured
+    memories, a wiki, tickets …
+
+    Rules the kernel relies on:
+
+    * ``name`` is unique among sources; ``order`` places the source in the tie
+      order of recall (journal 10, notes 20, portfolio 30, memories 40);
+    * :meth:`candidates` reads project files only through ``context``
+      (:meth:`SourceContext.read_text`, :meth:`SourceContext.sections`), which
+      applies the store's safety rules (no symbolic links, at most 2 MiB of
+      UTF-8) and, unless ``query.strict``, turns an unsafe file into a skip
+      reported to the user instead of an error;
+    * it may drop a candidate early only as ``query.match_tokens`` allows.
+
+    Example usage::
+
+        from mem_core.plugin import Candidate, NoteSource, hookimpl
+
+        class Todos(NoteSource):
+            name = "todos"
+            order = 50
+
+            def candidates(self, query, context):
+                text = context.read_text(query.project, "TODO.md")
+                for line in (text or "").splitlines():
+                    yield Candidate(line, {"kind": "note", "source": "TODO.md", "ref": line[:40], "text": line})
+
+        @hookimpl
+        def mem_register_note_sources():
+            return [Todos]
+    """
+
+    name: ClassVar[str]
+    help: ClassVar[str] = ""
+    #: position in the tie order of recall
+    order: ClassVar[int] = 100
+
+    def active(self, query: Query) -> bool:
+        """Whether this source takes part in ``query`` (default: always)."""
+        return True
+
+    @abstractmethod
+    def candidates(self, query: Query, context: SourceContext) -> Iterable[Candidate]:
+        """The candidates of this source for ``query``."""
+
+
+class Ranker(ABC):
+    """Scores and orders candidates; ``mem recall --ranking <name>`` picks one.
+
+    Rules the kernel relies on:
+
+    * :meth:`rank` returns :class:`Scored` entries, best first; the kernel
+      keeps the first ``query.limit``; ties keep the candidates' order;
+    * it never changes a candidate (they are read-only) — extra result fields
+      go into :attr:`Scored.extra`;
+    * ``needs_query_match = True`` promises that a candidate sharing no token
+      with the query is never returned (sources may then skip it early);
+      ``strict_sources = True`` asks sources to fail on unsafe files;
+    * :meth:`validate` refuses, with ``MemError``, options the ranker cannot
+      serve, before any source is read.
+
+    Example usage::
+
+        from mem_core.plugin import Ranker, Scored, hookimpl, tokenize
+
+        class Shortest(Ranker):
+            name = "shortest"
+            help = "shortest matching text first"
+
+            def rank(self, query, candidates, context):
+                wanted = set(query.tokens)
+                kept = [c for c in candidates if wanted & set(tokenize(c.scored_text))]
+                return sorted((Scored(c, 1 / len(c.scored_text)) for c in kept), key=lambda s: -s.score)
+
+        @hookimpl
+        def mem_register_rankers():
+            return [Shortest]
+    """
+
+    name: ClassVar[str]
+    help: ClassVar[str] = ""
+    needs_query_match: ClassVar[bool] = False
+    strict_sources: ClassVar[bool] = False
+
+    def validate(self, query: Query) -> None:  # noqa: B027 - optional hook, no-op by default
+        """Refuse query options this ranker cannot serve (raise ``MemError``)."""
+
+    @abstractmethod
+    def rank(self, query: Query, candidates: Sequence[Candidate], context: RankContext) -> list[Scored]:
+        """The candidates worth returning, scored, best first."""

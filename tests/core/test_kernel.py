@@ -1,0 +1,238 @@
+"""The kernel calls hooks through pluggy's relay and isolates broken plugins
+(architecture.md "The hooks"; issue Kernel 2 item 2)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from mem_core import hookimpl
+from mem_core.errors import MemError
+from mem_core.kernel import Kernel, PluginContext, make_plugin_manager
+from mem_core.plugin import Candidate, NoteSource, Query, Ranker, Scored
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class Newest(Ranker):
+    name = "newest"
+
+    def rank(self, query, candidates, context):
+        return [Scored(c, 1.0) for c in reversed(candidates)]
+
+
+def _kernel(*plugins: object) -> Kernel:
+    pm = make_plugin_manager(entry_points=False)
+    for index, plugin in enumerate(plugins):
+        pm.register(plugin, name=f"test-plugin-{index}")
+    return Kernel(pm)
+
+
+def test_hook_implementations_receive_only_the_arguments_they_name() -> None:
+    seen: list[object] = []
+
+    class WantsContext:
+        @hookimpl
+        def mem_register_rankers(self, context):
+            seen.append(context)
+            return [Newest]
+
+    class WantsNothing:
+        @hookimpl
+        def mem_register_note_sources(self):
+            return []
+
+    kernel = _kernel(WantsContext(), WantsNothing())
+    assert "newest" in kernel.rankers and "journal" in kernel.note_sources
+    assert len(seen) == 1 and isinstance(seen[0], PluginContext)
+    assert seen[0].version and seen[0].settings is kernel.settings
+
+
+def test_a_wrapper_can_filter_what_other_plugins_register() -> None:
+    class NoEvidence:
+        @hookimpl(wrapper=True)
+        def mem_register_rankers(self):
+            registered = yield
+            return [[cls for cls in result if cls.name != "evidence"] for result in registered]
+
+    kernel = _kernel(NoEvidence())
+    assert kernel.rankers.names() == ["lexical"]
+    assert kernel.rankers.provider("lexical") == "lexical"
+
+
+def test_a_misspelled_hook_is_a_broken_plugin_and_breaks_nothing_else(mem, monkeypatch, tmp_path: Path) -> None:
+    plugin = tmp_path / "typo_plugin.py"
+    plugin.write_text(
+        "from mem_core.plugin import hookimpl\n\n@hookimpl\ndef mem_register_ranker():\n    return []\n"
+    )
+    monkeypatch.setenv("MEM_PLUGINS", str(plugin))
+    rows = {r["name"]: r for r in json.loads(mem("plugins", "--json").out)["plugins"]}
+    assert "unknown hook 'mem_register_ranker'" in rows["typo_plugin"]["error"]
+    assert rows["lexical"]["error"] is None
+    assert mem("recall", "anything", "-d", str(tmp_path)).code == 0
+
+
+RAISING = """
+from mem_core.plugin import Ranker, Scored, hookimpl
+
+
+class Shortest(Ranker):
+    name = "shortest"
+
+    def rank(self, query, candidates, context):
+        return []
+
+
+@hookimpl
+def mem_register_rankers():
+    raise RuntimeError("registry server down")
+
+
+@hookimpl
+def mem_register_note_sources():
+    return []
+"""
+
+
+def test_a_raising_registration_hook_is_reported_for_its_plugin_only(mem, monkeypatch, tmp_path: Path) -> None:
+    plugin = tmp_path / "flaky.py"
+    plugin.write_text(RAISING)
+    monkeypatch.setenv("MEM_PLUGINS", str(plugin))
+    run = mem("recall", "cache", "--ranking", "shortest", "-d", str(tmp_path))
+    assert run.code == 1
+    assert run.err == (
+        "mem recall: plugin 'flaky' is broken (mem_register_rankers: RuntimeError: registry server down); "
+        "see mem plugins\n"
+        "mem recall: recall: ranking must be lexical or evidence\n"
+    )
+    assert mem("recall", "cache", "-d", str(tmp_path)).code == 0
+    plugins = mem("plugins")
+    assert "  flaky (env: " in plugins.out
+    assert "    BROKEN: mem_register_rankers: RuntimeError: registry server down\n" in plugins.out
+
+
+class _Abstract(Ranker):
+    name = "half-done"
+
+
+@pytest.mark.parametrize(
+    ("returned", "problem"),
+    [
+        ([42], "returned 42, not a Ranker class"),
+        ([dict], "returned <class 'dict'>, not a Ranker class"),
+        (Newest, "not a list of classes"),
+        ([_Abstract], "returned ranker _Abstract, which does not implement rank"),
+    ],
+)
+def test_returning_something_that_is_not_a_proper_class_breaks_that_plugin(returned, problem) -> None:
+    class Odd:
+        @hookimpl
+        def mem_register_rankers(self):
+            return returned
+
+    kernel = _kernel(Odd())
+    assert kernel.rankers.names() == ["lexical", "evidence"]
+    (error,) = [info.error for info in kernel.plugin_infos() if info.name == "test-plugin-0"]
+    assert error is not None and problem in error
+
+
+def test_a_missing_name_names_the_broken_plugins() -> None:
+    class Odd:
+        @hookimpl
+        def mem_register_rankers(self):
+            raise ValueError("nope")
+
+    kernel = _kernel(Odd())
+    with pytest.raises(MemError) as caught:
+        kernel.rankers.require("shortest", "no such ranker")
+    assert caught.value.notes == (
+        "plugin 'test-plugin-0' is broken (mem_register_rankers: ValueError: nope); see mem plugins",
+    )
+
+
+def test_without_the_lexical_plugin_no_default_plugin_runs_its_code(project: Path, now: str) -> None:
+    """``evidence`` scores through the lexical *ranker*, never by importing its
+    module: with ``lexical`` disabled it says so, and the module is never loaded."""
+    code = (
+        "import sys\n"
+        "from mem_core import recall\n"
+        "from mem_core.errors import MemError\n"
+        "try:\n"
+        f"    recall('cache', directory={str(project)!r}, ranking='evidence', context_scope='src')\n"
+        "except MemError as exc:\n"
+        "    print(exc.message)\n"
+        "print(any(name.startswith('mem_plugins.rankers.lexical') for name in sys.modules))\n"
+    )
+    env = {"MEM_DISABLE_PLUGINS": "lexical,testranker", "PATH": "/usr/bin:/bin", "MEM_NOW": now}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, check=True)
+    assert out.stdout == "the 'lexical' ranker is not available\nFalse\n"
+
+
+@pytest.mark.parametrize("first", ["", "import mem_core.evidence.api, mem_core.reinforcement.api, mem_core.retrieval.api"])
+def test_the_facade_binds_functions_in_any_import_order(first: str) -> None:
+    code = f"{first}\nfrom mem_core import recall, write, reinforce, observe, outcomes\nprint(recall, write, reinforce, observe, outcomes)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True).stdout
+    assert out.count("<function ") == 5, out
+
+
+def test_query_candidates_and_scores_are_read_only() -> None:
+    query = Query("/p", "cache", ["cache"])
+    candidate = Candidate("cache", {"kind": "note"})
+    scored = Scored(candidate, 1.0)
+    for obj, attribute in ((query, "limit"), (candidate, "scored_text"), (scored, "score")):
+        with pytest.raises(AttributeError, match="read-only"):
+            setattr(obj, attribute, 0)
+    assert query.replace(limit=3).limit == 3 and query.limit == 8
+
+
+def test_one_kernel_builds_each_registry_once_for_many_threads() -> None:
+    calls: list[int] = []
+    gate = threading.Barrier(8)
+
+    class Counting:
+        @hookimpl
+        def mem_register_note_sources(self):
+            calls.append(1)
+            return []
+
+    kernel = _kernel(Counting())
+    seen: list[object] = []
+
+    def use() -> None:
+        gate.wait()
+        seen.append(kernel.note_sources)
+
+    threads = [threading.Thread(target=use) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 1 and len({id(registry) for registry in seen}) == 1
+
+
+def test_sources_read_files_through_their_context(project: Path) -> None:
+    """A source's unsafe file is skipped and reported (lexical) or an error
+    (strict), through the context, never by the source itself."""
+    from mem_core.plugin import SourceContext
+
+    (project / "link.md").symlink_to(project / "missing.md")
+
+    class Linked(NoteSource):
+        name = "linked"
+
+        def candidates(self, query, context):
+            text = context.read_text(query.project, "link.md")
+            return [] if text is None else [Candidate(text, {"kind": "note"})]
+
+    lexical = Query(str(project), "x", ["x"])
+    context = SourceContext(Kernel(make_plugin_manager(defaults=False, entry_points=False)), lexical)
+    assert list(Linked().candidates(lexical, context)) == []
+    assert context.skipped == [{"path": "link.md", "reason": "Memory paths cannot follow symbolic links or junctions."}]
+    strict = lexical.replace(strict=True)
+    with pytest.raises(MemError, match="symbolic links"):
+        list(Linked().candidates(strict, SourceContext(Kernel(), strict)))
