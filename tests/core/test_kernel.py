@@ -236,3 +236,27 @@ def test_sources_read_files_through_their_context(project: Path) -> None:
     strict = lexical.replace(strict=True)
     with pytest.raises(MemError, match="symbolic links"):
         list(Linked().candidates(strict, SourceContext(Kernel(), strict)))
+
+
+def test_adapters_are_collected_from_mem_register_adapters() -> None:
+    from mem_core.plugin import Adapter
+
+    class Notepad(Adapter):
+        name = "notepad"
+        title = "Notepad Agent"
+
+        def files(self, project):
+            return ["NOTEPAD.md"]
+
+    class Plugin:
+        @hookimpl
+        def mem_register_adapters(self):
+            return [Notepad]
+
+    kernel = _kernel(Plugin())
+    assert kernel.adapters.names() == ["notepad"]
+    assert kernel.adapters.get("notepad")().files("/p") == ["NOTEPAD.md"]
+    from mem_core.kernel.report import plugins_report
+
+    rows = {row["name"]: row for row in plugins_report(kernel).to_json()["plugins"]}
+    assert rows["test-plugin-0"]["provides"] == [{"kind": "adapter", "name": "notepad"}]
