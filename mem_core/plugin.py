@@ -12,7 +12,7 @@ from mem_core import hookimpl
 from mem_core.errors import MemError
 from mem_core.interfaces import Candidate, MemoryStore, NoteSource, OutcomeVerifier, Ranker, RecallRequest, RewardSignal
 from mem_core.memories.records import FIELDS as MEMORY_FIELDS
-from mem_core.memories.records import MemoryFilter, sort_records
+from mem_core.memories.records import MemoryFilter, recall_terms, sort_records
 
 __all__ = [
     "hookimpl",
@@ -27,4 +27,5 @@ __all__ = [
     "MemoryFilter",
     "MEMORY_FIELDS",
     "sort_records",
+    "recall_terms",
 ]
