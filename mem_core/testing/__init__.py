@@ -30,7 +30,7 @@ import pytest
 # the suite's asserts report their operands however the plugin was imported
 pytest.register_assert_rewrite("mem_core.testing.fixtures", "mem_core.testing.store_contract")
 
-from mem_core.testing.fixtures import NOW  # noqa: E402, bare_kernel, default_kernel, make_kernel, mem_now, mem_project
+from mem_core.testing.fixtures import NOW, bare_kernel, default_kernel, make_kernel, mem_now, mem_project  # noqa: E402
 from mem_core.testing.store_contract import (  # noqa: E402
     LATER,
     MemoryStoreContract,

@@ -471,7 +471,7 @@ class MemoryStoreContract:
         expected = [r for r in sort_records(records) if MemoryFilter(now=NOW).keeps(r)]
         assert mem_store.recall_candidates(None, now=NOW) == expected
 
-    @pytest.mark.parametrize("tokens", RECALL_TOKENS)
+    @pytest.mark.parametrize("tokens", RECALL_TOKENS, ids=lambda tokens: ",".join(tokens) or "none")
     def test_recall_candidates_include_every_memory_that_can_score(
         self, mem_store: MemoryStore, tokens: list[str]
     ) -> None:
