@@ -13,6 +13,10 @@ from pathlib import Path
 
 import pytest
 
+#: the shipped plugin for plugin authors (the MemoryStore contract suite and its
+#: fixtures), loaded as a third-party repository loads it with -p mem_core.testing
+pytest_plugins = ["mem_core.testing"]
+
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO.parent / "shared" / "fixtures" if (REPO.parent / "shared").is_dir() else REPO / "tests" / "fixtures"
 #: the project written by bmad-plus mem and BMAD+ Nexus (read-only original)

@@ -25,7 +25,9 @@ class MemoryStore(ABC):
 
     One store lives in one *directory* (the project's ``.bmad/memory/`` or the
     user-level data directory); a server backend maps the directory to its own
-    namespace. Every backend must pass ``tests/plugins/test_store_contract.py``.
+    namespace. Every backend must pass the contract suite
+    :class:`mem_core.testing.MemoryStoreContract` (``pytest -p mem_core.testing``,
+    see docs/testing.md).
 
     Writes (:meth:`insert`, :meth:`update`, :meth:`delete`) happen only inside
     :meth:`transaction`, which is exclusive across processes: a read inside it

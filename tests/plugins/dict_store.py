@@ -1,7 +1,7 @@
 """A pure-Python ``MemoryStore``: the contract's second backend.
 
 It keeps each store in process memory, keyed by directory, and exists to show
-that ``test_store_contract.py`` is backend-agnostic (and what a backend must
+that the contract suite (``mem_core.testing``) is backend-agnostic (and what a backend must
 do): isolated, exclusive transactions; an append-only history; search with
 whole-word, case- and accent-insensitive matching ranked by a BM25 score;
 ``recall_candidates`` returning a superset (all unexpired memories), which the

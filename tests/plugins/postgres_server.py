@@ -5,7 +5,7 @@ asks for it: ``initdb`` a cluster in a temporary directory, ``pg_ctl start``
 it listening only on a unix socket in that directory (no TCP port), create a
 database, and return a DSN for it. The server is stopped and its directory
 deleted when the session ends (the :func:`postgres_server` fixture's teardown,
-or at interpreter exit when only the contract suite's factory started it).
+or at interpreter exit when only the contract suite started it).
 
 The binaries are looked up on ``PATH``, then in ``/usr/lib/postgresql/<ver>/bin``
 (Debian, newest version first) and ``/usr/local/pgsql/bin``. ``initdb``
@@ -32,7 +32,6 @@ __all__ = [
     "postgres_dsn",
     "new_database_dsn",
     "postgres_server_fixture",
-    "postgres_factory",
     "find_bin_dir",
 ]
 
@@ -242,12 +241,3 @@ def postgres_server_fixture():
     the session. A test module imports ``postgres_server_fixture`` to use it."""
     yield postgres_dsn()
     stop_server()
-
-
-def postgres_factory(cls, tmp_path):
-    """The contract suite's factory (``BACKEND_FACTORIES["postgres"]``): each
-    test gets a fresh store (a new namespace, named after its own directory)
-    in the session's database; skips without PostgreSQL."""
-    bound = cls.bind(postgres_dsn())
-    directory = str(tmp_path / "store-postgres")
-    return lambda: bound.open(directory, create=True)

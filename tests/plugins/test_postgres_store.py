@@ -22,6 +22,7 @@ import pytest
 from mem_core.errors import MemError
 from mem_core.files.store import SYMLINK
 from mem_core.memories.records import MemoryFilter, sort_records
+from mem_core.testing import NOW, insert, record
 from mem_plugins.stores import postgres as postgres_store
 from mem_plugins.stores.postgres import DSN_ENV, MARKER, PostgresStore, search_words
 from tests.plugins.postgres_server import (  # noqa: F401
@@ -30,7 +31,6 @@ from tests.plugins.postgres_server import (  # noqa: F401
     new_database_dsn,
     postgres_server_fixture,
 )
-from tests.plugins.test_store_contract import NOW, insert, record
 
 REPO = Path(__file__).resolve().parents[2]
 

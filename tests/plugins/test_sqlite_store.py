@@ -15,8 +15,8 @@ import pytest
 from mem_core.errors import MemError
 from mem_core.files.store import SYMLINK
 from mem_core.memories.records import MemoryFilter, recall_terms
+from mem_core.testing import NOW, insert, record
 from mem_plugins.stores.sqlite import FILE, MIGRATIONS, SCHEMA_VERSION, SqliteStore
-from tests.plugins.test_store_contract import NOW, insert, record
 
 
 def dump(path: Path) -> list[str]:
