@@ -12,12 +12,15 @@ import os
 import sys
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import pluggy
 
 from mem_core import hookimpl, hookspecs
 from mem_core.errors import PluginError
+
+if TYPE_CHECKING:
+    from mem_core.settings import Settings
 
 __all__ = [
     "DEFAULT_PLUGINS",
@@ -59,17 +62,8 @@ class PluginInfo:
         self.name = name
         self.provider = provider
         self.version = version
-        self.origin = origin  # "default" | "env" (MEM_PLUGINS) | "entry-point"
+        self.origin = origin  # "default" | "env" (MEM_PLUGINS) | "config" (a config file) | "entry-point"
         self.error = error
-
-
-def _disabled() -> set[str]:
-    raw = os.environ.get("MEM_DISABLE_PLUGINS", "")
-    return {part.strip() for part in raw.split(",") if part.strip()}
-
-
-def _strict() -> bool:
-    return os.environ.get("MEM_STRICT_PLUGINS", "") not in ("", "0")
 
 
 def _mem_version() -> str:
@@ -78,20 +72,29 @@ def _mem_version() -> str:
     return __version__
 
 
-def make_plugin_manager(*, defaults: bool = True, entry_points: bool = True) -> pluggy.PluginManager:
-    """Build a plugin manager with the default plugins, the plugins named by
-    ``MEM_PLUGINS`` and the third-party plugins of the ``mem.plugins``
-    entry-point group.
+def make_plugin_manager(
+    settings: Settings | None = None, *, defaults: bool = True, entry_points: bool = True
+) -> pluggy.PluginManager:
+    """Build a plugin manager with the default plugins, the plugins of the
+    ``plugins`` setting (``MEM_PLUGINS`` or a config file) and the third-party
+    plugins of the ``mem.plugins`` entry-point group.
 
-    ``MEM_DISABLE_PLUGINS=a,b`` blocks plugins by name before import; a plugin
-    that fails to import is recorded (``pm.mem_plugin_info``) and skipped,
-    unless ``MEM_STRICT_PLUGINS=1``.
+    ``settings`` (default: :func:`mem_core.settings.load_settings`) also
+    names the plugins blocked by name before import (``disable_plugins``,
+    ``MEM_DISABLE_PLUGINS=a,b``); a plugin that fails to import is recorded
+    (``pm.mem_plugin_info``) and skipped, unless ``strict_plugins``
+    (``MEM_STRICT_PLUGINS=1``).
     """
+    if settings is None:
+        from mem_core.settings import load_settings
+
+        settings = load_settings()
     pm = pluggy.PluginManager("mem")
     pm.add_hookspecs(hookspecs)
     infos: list[PluginInfo] = []
     pm.mem_plugin_info = infos  # type: ignore[attr-defined]
-    disabled = _disabled()
+    disabled = settings.disable_plugins
+    strict = settings.strict_plugins
     for name in disabled:
         pm.set_blocked(name)
     if defaults:
@@ -99,16 +102,24 @@ def make_plugin_manager(*, defaults: bool = True, entry_points: bool = True) -> 
             if short in disabled:
                 continue
             _load(
-                pm, short, partial(importlib.import_module, module_name), module_name, _mem_version(), "default", infos
+                pm,
+                short,
+                partial(importlib.import_module, module_name),
+                module_name,
+                _mem_version(),
+                "default",
+                infos,
+                strict,
             )
-    for name, provider, loader in _env_plugins():
+    origin = "env" if settings.layer("plugins") == "env" else "config"
+    for name, provider, loader in _named_plugins(settings.plugins):
         if name not in disabled:
-            _load(pm, name, loader, provider, "", "env", infos)
+            _load(pm, name, loader, provider, "", origin, infos, strict)
     if entry_points:
         for ep in _entry_points():
             if ep.name in disabled:
                 continue
-            _load(pm, ep.name, ep.load, ep.value, ep.version, "entry-point", infos)
+            _load(pm, ep.name, ep.load, ep.value, ep.version, "entry-point", infos, strict)
     return pm
 
 
@@ -128,16 +139,13 @@ class _EntryPoint:
         return obj
 
 
-def _env_plugins() -> list[tuple[str, str, Callable[[], Any]]]:
-    """Plugins named by ``MEM_PLUGINS``: comma-separated module names
+def _named_plugins(names: Iterable[str]) -> list[tuple[str, str, Callable[[], Any]]]:
+    """Plugins named by the ``plugins`` setting: module names
     (``team_rankers``) or paths of Python files (``tools/mem_local.py``), for a
-    team's plugins that are not packaged. Opt-in by the environment only: a
-    file in a project is never loaded because it is there."""
+    team's plugins that are not packaged. Opt-in by a setting only: a file in
+    a project is never loaded because it is there."""
     found: list[tuple[str, str, Callable[[], Any]]] = []
-    for part in os.environ.get("MEM_PLUGINS", "").split(","):
-        part = part.strip()
-        if not part:
-            continue
+    for part in names:
         if part.endswith(".py"):
             path = os.path.abspath(part)
             name = os.path.basename(path)[:-3]
@@ -212,6 +220,7 @@ def _load(
     version: str,
     origin: str,
     infos: list[PluginInfo],
+    strict: bool,
 ) -> None:
     try:
         plugin = loader()
@@ -219,7 +228,7 @@ def _load(
             raise PluginError(f"plugin name '{name}' is already registered")
         pm.register(plugin, name=name)
     except Exception as exc:  # a broken plugin must not take down the CLI
-        if _strict():
+        if strict:
             raise PluginError(f"plugin '{name}' ({provider}) failed to load: {exc}") from exc
         infos.append(PluginInfo(name, provider, version, origin, error=f"{type(exc).__name__}: {exc}"))
         return
@@ -273,9 +282,19 @@ class Registry(Generic[T]):
 class Kernel:
     """A typed view of a plugin manager: one registry per registration hook."""
 
-    def __init__(self, pm: pluggy.PluginManager | None = None) -> None:
-        self.pm = pm if pm is not None else make_plugin_manager()
+    def __init__(self, pm: pluggy.PluginManager | None = None, *, settings: Settings | None = None) -> None:
+        self._settings = settings
+        self.pm = pm if pm is not None else make_plugin_manager(self.settings)
         self._cache: dict[str, Registry[Any]] = {}
+
+    @property
+    def settings(self) -> Settings:
+        """The settings this kernel was built with (read on first use when none were given)."""
+        if self._settings is None:
+            from mem_core.settings import load_settings
+
+            self._settings = load_settings()
+        return self._settings
 
     def _collect(self, hook_name: str, kind: str) -> Registry[Any]:
         if hook_name not in self._cache:

@@ -17,15 +17,11 @@ from mem_core.errors import MemError
 from mem_core.interfaces import Candidate, RecallRequest
 from mem_core.kernel.manager import Kernel, get_kernel
 from mem_core.retrieval.text import js_trim, query_tokens
+from mem_core.settings import resolve
 
-__all__ = ["RecallResult", "WriteResult", "PluginsReport", "recall", "write", "plugins_report", "project_dir"]
+__all__ = ["RecallResult", "WriteResult", "PluginsReport", "recall", "write", "plugins_report"]
 
 DEFAULT_LIMIT = 8
-
-
-def project_dir(directory: str | None) -> str:
-    """``-d`` as an absolute path (symlinks not resolved); default: the cwd."""
-    return os.path.abspath(directory or ".")
 
 
 class RecallResult:
@@ -88,12 +84,14 @@ def recall(
     now: str | None = None,
     kernel: Kernel | None = None,
 ) -> RecallResult:
-    """Ranked retrieval over every active note source (mem-cli.md §2)."""
+    """Ranked retrieval over every active note source (mem-cli.md §2) of the
+    project of ``directory`` (see :func:`mem_core.project.find_project`);
+    ``portfolio`` defaults to the ``portfolio`` setting."""
     scope = scope or "project"
     ranking = ranking or "lexical"
     if not isinstance(query, str) or not js_trim(query):
         raise MemError("recall: query must be a non-empty string")
-    kernel = get_kernel(kernel)
+    kernel, settings = resolve(directory, kernel)
     rankers = kernel.rankers
     if ranking not in rankers:
         raise MemError(f"recall: ranking must be {_ranking_names(rankers.names())}")
@@ -102,11 +100,11 @@ def recall(
     if isinstance(context_scope, str):  # commander: an empty value is no value; trim as JS trims
         context_scope = [js_trim(part) for part in context_scope.split(",")] if context_scope else None
     request = RecallRequest(
-        project_dir(directory),
+        settings.project,
         query,
         query_tokens(query),
         scope=scope,
-        portfolio=os.path.abspath(portfolio) if portfolio else None,
+        portfolio=os.path.abspath(portfolio) if portfolio else settings.portfolio,
         limit=count,
         ranking=ranking,
         context_scope=context_scope,
@@ -155,11 +153,11 @@ def write(
     from mem_core.journal.records import append_event
     from mem_core.reinforcement.signals import parse_signals
 
-    project = project_dir(directory)
+    kernel, settings = resolve(directory, kernel)
     now = now or now_iso()
-    recorded = parse_signals(get_kernel(kernel), signals or {})
+    recorded = parse_signals(kernel, signals or {})
     event = append_event(
-        project, ts=now, agent=agent, cli=cli, model=model, task=task, outcome=outcome, signals=recorded
+        settings.project, ts=now, agent=agent, cli=cli, model=model, task=task, outcome=outcome, signals=recorded
     )
     return WriteResult(event)
 

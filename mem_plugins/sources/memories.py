@@ -51,7 +51,7 @@ class StructuredMemories(NoteSource):
 
         directory = os.path.join(request.project, PROJECT_STORE_DIR)
         try:
-            backend = _backend()
+            backend = _backend(request, directory)
             if not backend.exists(directory):
                 return
             records = _read(backend, request)
@@ -64,23 +64,15 @@ class StructuredMemories(NoteSource):
             yield _candidate(record)
 
 
-def _backend() -> type[MemoryStore]:
-    from mem_core.errors import MemError
-    from mem_core.memories.records import DEFAULT_STORE, STORE_ENV
-
-    name = os.environ.get(STORE_ENV) or DEFAULT_STORE
-    if name == DEFAULT_STORE:  # the common case, without building a second plugin manager
-        disabled = {part.strip() for part in os.environ.get("MEM_DISABLE_PLUGINS", "").split(",")}
-        if "sqlite_store" not in disabled:
-            from mem_plugins.stores.sqlite import SqliteStore
-
-            return SqliteStore
+def _backend(request: RecallRequest, directory: str) -> type[MemoryStore]:
+    """The kernel's chosen store for the project (see :mod:`mem_core.memories.backend`)."""
     from mem_core.kernel.manager import Kernel
+    from mem_core.memories.backend import choose_store
+    from mem_core.settings import load_settings
 
-    stores = Kernel().stores
-    if name not in stores:
-        raise MemError(f"unknown memory store '{name}' (set {STORE_ENV} to one of: {', '.join(stores.names())})")
-    return stores.get(name)  # type: ignore[no-any-return]
+    kernel = request.kernel if request.kernel is not None else Kernel(settings=load_settings(request.project))
+    settings = kernel.settings.for_project(request.project)
+    return choose_store(settings, kernel.stores, directory)
 
 
 def _read(backend: type[MemoryStore], request: RecallRequest) -> list[dict[str, Any]]:
