@@ -65,10 +65,12 @@ PROJECT = "project"
 USER = "user"
 ENV = "env"
 
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# patterns, compiled on first use (by ``re``'s cache): a command without a
+# config file never needs them
+_ENV_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 #: ``scheme://user:password@`` or a ``password=`` keyword of a libpq string
-_SECRET_VALUE = re.compile(r"://[^/@\s]*:[^/@\s]+@|(?:^|[\s;])(?:password|passwd|pwd)\s*=", re.IGNORECASE)
-_SECRET_KEY = re.compile(r"dsn|password|passwd|secret|token|credential", re.IGNORECASE)
+_SECRET_VALUE = r"(?i)://[^/@\s]*:[^/@\s]+@|(?:^|[\s;])(?:password|passwd|pwd)\s*="
+_SECRET_KEY = r"(?i)dsn|password|passwd|secret|token|credential"
 
 
 class Spec:
@@ -125,7 +127,7 @@ def default_value(name: str) -> Any:
 def looks_like_secret(value: str) -> bool:
     """Whether ``value`` looks like a secret: a URL with a password or a libpq
     string with a ``password=`` keyword."""
-    return bool(_SECRET_VALUE.search(value))
+    return bool(re.search(_SECRET_VALUE, value))
 
 
 # -- where the user config file is ----------------------------------------
@@ -232,7 +234,7 @@ def _from_file(spec: Spec, value: Any, base: str, where: str) -> Any:
     if not isinstance(value, str) or not value.strip():
         raise MemError(problem + f"a non-empty string (got {_shown(value)})")
     if kind == "env-name":
-        if not _ENV_NAME.fullmatch(value):
+        if not re.fullmatch(_ENV_NAME, value):
             raise MemError(
                 problem + f"the name of an environment variable, like MEM_POSTGRES_DSN (got {_shown(value)})"
             )
@@ -262,7 +264,7 @@ def _from_env(spec: Spec, raw: str) -> Any:
         if kind == "plugins":
             items = [os.path.abspath(item) if item.endswith(".py") else item for item in items]
         return tuple(items)
-    if kind == "env-name" and not _ENV_NAME.fullmatch(raw):
+    if kind == "env-name" and not re.fullmatch(_ENV_NAME, raw):
         raise MemError(
             f"{spec.env} must be the name of an environment variable, like MEM_POSTGRES_DSN (got {_shown(raw)})"
         )
@@ -286,7 +288,7 @@ def _document_layer(document: dict[str, Any], path: str, keys: tuple[str, ...], 
     values: dict[str, Any] = {}
     for key, value in document.items():
         if key not in keys:
-            if _SECRET_KEY.search(key):
+            if re.search(_SECRET_KEY, key):
                 raise MemError(
                     f"{path}: {key}: config files hold no secrets; keep it in an environment variable "
                     "(for the PostgreSQL DSN: name the variable in postgres_dsn_env)"
@@ -511,7 +513,7 @@ def parse_config_value(name: str, text: str, *, user: bool) -> Any:
     file's value would be (a list is comma-separated)."""
     keys = _USER_KEYS if user else _PROJECT_KEYS
     if name not in keys:
-        if _SECRET_KEY.search(name):
+        if re.search(_SECRET_KEY, name):
             raise MemError(f"{name}: config files hold no secrets; keep it in an environment variable")
         why = " (a user setting: use --user)" if name in _BY_NAME else ""
         raise MemError(f"unknown key '{name}'{why}; known keys: {', '.join(keys)}")
