@@ -284,7 +284,7 @@ class Kernel:
 
     def __init__(self, pm: pluggy.PluginManager | None = None, *, settings: Settings | None = None) -> None:
         self._settings = settings
-        self.pm = pm if pm is not None else make_plugin_manager(self.settings)
+        self.pm = pm if pm is not None else make_plugin_manager(settings=self.settings)
         self._cache: dict[str, Registry[Any]] = {}
 
     @property
