@@ -7,7 +7,6 @@ go to the typer application in :mod:`mem_cli.app`.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -17,7 +16,17 @@ from mem_core.errors import ExitCode, MemError
 
 #: every command, in the order the unknown-action message lists them
 #: (the five actions first); tests check it against the typer app
-COMMANDS: tuple[str, ...] = (*ACTIONS, "remember", "memories", "forget", "verify", "context", "plugins")
+COMMANDS: tuple[str, ...] = (
+    *ACTIONS,
+    "remember",
+    "memories",
+    "forget",
+    "verify",
+    "context",
+    "plugins",
+    "init",
+    "config",
+)
 
 
 def _handler(action: str) -> Callable[..., None]:
@@ -103,7 +112,9 @@ def run_action(action: str, call: Callable[[], int | None], json_mode: bool) -> 
         output.error(action, "interrupted", json_mode)
         return ExitCode.FAILURE
     except Exception as exc:  # never a traceback, unless MEM_DEBUG=1
-        if os.environ.get("MEM_DEBUG") == "1":
+        from mem_core.settings import debug_enabled
+
+        if debug_enabled():
             import traceback
 
             traceback.print_exc()

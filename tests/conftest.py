@@ -63,10 +63,13 @@ class Run:
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in ("MEM_NOW", "MEM_DEBUG", "MEM_STRICT_PLUGINS", "MEM_STORE", "MEM_USER_DIR"):
-        monkeypatch.delenv(name, raising=False)
+    for name in list(os.environ):
+        if name.startswith("MEM_"):
+            monkeypatch.delenv(name)
     monkeypatch.setenv("MEM_DISABLE_PLUGINS", TEST_PLUGINS)
     monkeypatch.setenv("MEM_USER_DIR", str(tmp_path / "user-store"))
+    # the machine's own ~/.config/mem/config.toml stays out of every test
+    monkeypatch.setenv("MEM_USER_CONFIG", str(tmp_path / "user-config" / "config.toml"))
 
 
 @pytest.fixture

@@ -387,13 +387,14 @@ def observe(
     under the writer lock; nothing is written unless all pass.
     """
     from mem_core.evidence.models import ObserveInput, Receipt
-    from mem_core.kernel import get_kernel
-    from mem_core.retrieval.api import project_dir
+    from mem_core.kernel import Kernel
+    from mem_core.settings import project_settings
 
-    project = project_dir(directory)
+    settings = project_settings(directory, kernel)
+    project = settings.project
     now = now or now_iso()
     request = ObserveInput.parse_text(store.read_text(project, input_path))  # type: ignore[arg-type]
-    kernel = get_kernel(kernel)
+    kernel = kernel if kernel is not None else Kernel(settings=settings)
     with store.writer_lock(project):
         records = read_receipts(project)
         verifier = _input_verifier(kernel, request.value)
@@ -447,6 +448,6 @@ def observe(
 def outcomes(*, directory: str | None = None, kernel: Kernel | None = None) -> OutcomesResult:
     """Every stored receipt and whether it is still eligible evidence (§6).
     Reads without the writer lock."""
-    from mem_core.retrieval.api import project_dir
+    from mem_core.project import find_project
 
-    return OutcomesResult(inspect_outcomes(project_dir(directory), kernel=kernel))
+    return OutcomesResult(inspect_outcomes(find_project(directory), kernel=kernel))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mem_core.clock import now_iso
-from mem_core.kernel import Kernel, get_kernel
+from mem_core.kernel import Kernel
 
 __all__ = ["WriteResult", "write"]
 
@@ -36,12 +36,12 @@ def write(
     signal names (``eval``, ``accept``, ``ci`` or a plugin's) to option text."""
     from mem_core.journal.records import append_event
     from mem_core.reinforcement.signals import parse_signals
-    from mem_core.retrieval.api import project_dir
+    from mem_core.settings import resolve
 
-    project = project_dir(directory)
+    kernel, settings = resolve(directory, kernel)
     now = now or now_iso()
-    recorded = parse_signals(get_kernel(kernel), signals or {})
+    recorded = parse_signals(kernel, signals or {})
     event = append_event(
-        project, ts=now, agent=agent, cli=cli, model=model, task=task, outcome=outcome, signals=recorded
+        settings.project, ts=now, agent=agent, cli=cli, model=model, task=task, outcome=outcome, signals=recorded
     )
     return WriteResult(event)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from mem_core.memories.interfaces import MemoryStore
     from mem_core.reinforcement.interfaces import RewardSignal
     from mem_core.retrieval.interfaces import NoteSource, Ranker
+    from mem_core.settings import Settings
 
 __all__ = ["Kernel", "PluginContext", "get_kernel"]
 
@@ -37,17 +38,17 @@ class PluginContext:
 
     __slots__ = ("_settings", "_version")
 
-    def __init__(self, settings: Any, version: str) -> None:
+    def __init__(self, settings: Settings, version: str) -> None:
         self._settings = settings
         self._version = version
 
     @property
-    def settings(self) -> Any:
+    def settings(self) -> Settings:
         return self._settings
 
     @property
-    def project(self) -> str | None:
-        return getattr(self._settings, "project", None)
+    def project(self) -> str:
+        return self._settings.project
 
     @property
     def version(self) -> str:
@@ -113,12 +114,12 @@ class Kernel:
     under a lock, and are read-only afterwards.
     """
 
-    def __init__(self, pm: pluggy.PluginManager | None = None, *, settings: Any = None) -> None:
+    def __init__(self, pm: pluggy.PluginManager | None = None, *, settings: Settings | None = None) -> None:
         self._settings = settings
         if pm is None:
             from mem_core.kernel.manager import make_plugin_manager
 
-            pm = make_plugin_manager()
+            pm = make_plugin_manager(settings=self.settings)
         self.pm = pm
         self._registries: dict[str, Registry[Any]] = {}
         #: plugin name -> why one of its registration hooks failed
@@ -126,8 +127,13 @@ class Kernel:
         self._lock = threading.RLock()
 
     @property
-    def settings(self) -> Any:
-        """The settings this kernel was built with."""
+    def settings(self) -> Settings:
+        """The settings this kernel was built with (read on first use when
+        none were given)."""
+        if self._settings is None:
+            from mem_core.settings import load_settings
+
+            self._settings = load_settings()
         return self._settings
 
     def context(self) -> PluginContext:
@@ -173,7 +179,7 @@ class Kernel:
                     raise PluginError(problem)
             except Exception as exc:  # a broken plugin breaks nothing else
                 error = f"{hook_name}: {exc if isinstance(exc, PluginError) else f'{type(exc).__name__}: {exc}'}"
-                if _strict(self.settings):
+                if self.settings.strict_plugins:
                     raise PluginError(f"plugin '{impl.plugin_name}' failed in {error}") from exc
                 self._failures.setdefault(impl.plugin_name, error)
                 failed.append(impl.plugin)
@@ -242,15 +248,6 @@ def _as_list(result: Any) -> list[Any]:
     if isinstance(result, (list, tuple)):
         return list(result)
     raise PluginError(f"returned {result!r}, not a list of classes")
-
-
-def _strict(settings: Any) -> bool:
-    strict = getattr(settings, "strict_plugins", None)
-    if strict is not None:
-        return bool(strict)
-    import os
-
-    return os.environ.get("MEM_STRICT_PLUGINS", "") not in ("", "0")
 
 
 def get_kernel(kernel: Kernel | None) -> Kernel:

@@ -11,14 +11,17 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from mem_core import hookspecs
 from mem_core.errors import PluginError
+
+if TYPE_CHECKING:
+    from mem_core.settings import Settings
 
 __all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "PluginInfo", "make_plugin_manager"]
 
@@ -52,17 +55,8 @@ class PluginInfo:
         self.name = name
         self.provider = provider
         self.version = version
-        self.origin = origin  # "default" | "env" (MEM_PLUGINS) | "entry-point"
+        self.origin = origin  # "default" | "env" (MEM_PLUGINS) | "config" (a config file) | "entry-point"
         self.error = error
-
-
-def _disabled() -> set[str]:
-    raw = os.environ.get("MEM_DISABLE_PLUGINS", "")
-    return {part.strip() for part in raw.split(",") if part.strip()}
-
-
-def _strict() -> bool:
-    return os.environ.get("MEM_STRICT_PLUGINS", "") not in ("", "0")
 
 
 def _mem_version() -> str:
@@ -71,20 +65,29 @@ def _mem_version() -> str:
     return __version__
 
 
-def make_plugin_manager(*, defaults: bool = True, entry_points: bool = True) -> pluggy.PluginManager:
-    """Build a plugin manager with the default plugins, the plugins named by
-    ``MEM_PLUGINS`` and the third-party plugins of the ``mem.plugins``
-    entry-point group.
+def make_plugin_manager(
+    settings: Settings | None = None, *, defaults: bool = True, entry_points: bool = True
+) -> pluggy.PluginManager:
+    """Build a plugin manager with the default plugins, the plugins of the
+    ``plugins`` setting (``MEM_PLUGINS`` or a config file) and the third-party
+    plugins of the ``mem.plugins`` entry-point group.
 
-    ``MEM_DISABLE_PLUGINS=a,b`` blocks plugins by name before import; a plugin
-    that fails to import is recorded (``pm.mem_plugin_info``) and skipped,
-    unless ``MEM_STRICT_PLUGINS=1``.
+    ``settings`` (default: :func:`mem_core.settings.load_settings`) also
+    names the plugins blocked by name before import (``disable_plugins``,
+    ``MEM_DISABLE_PLUGINS=a,b``); a plugin that fails to import is recorded
+    (``pm.mem_plugin_info``) and skipped, unless ``strict_plugins``
+    (``MEM_STRICT_PLUGINS=1``).
     """
+    if settings is None:
+        from mem_core.settings import load_settings
+
+        settings = load_settings()
     pm = pluggy.PluginManager("mem")
     pm.add_hookspecs(hookspecs)
     infos: list[PluginInfo] = []
     pm.mem_plugin_info = infos  # type: ignore[attr-defined]
-    disabled = _disabled()
+    disabled = settings.disable_plugins
+    strict = settings.strict_plugins
     for name in disabled:
         pm.set_blocked(name)
     if defaults:
@@ -92,21 +95,29 @@ def make_plugin_manager(*, defaults: bool = True, entry_points: bool = True) -> 
             if short in disabled:
                 continue
             _load(
-                pm, short, partial(importlib.import_module, module_name), module_name, _mem_version(), "default", infos
+                pm,
+                short,
+                partial(importlib.import_module, module_name),
+                module_name,
+                _mem_version(),
+                "default",
+                infos,
+                strict,
             )
-    for name, provider, loader in _env_plugins():
+    origin = "env" if settings.layer("plugins") == "env" else "config"
+    for name, provider, loader in _named_plugins(settings.plugins):
         if name not in disabled:
-            _load(pm, name, loader, provider, "", "env", infos)
+            _load(pm, name, loader, provider, "", origin, infos, strict)
     if entry_points:
         for ep in _entry_points():
             if ep.name in disabled:
                 continue
-            _load(pm, ep.name, ep.load, ep.value, ep.version, "entry-point", infos)
-    _check_pending(pm, infos)
+            _load(pm, ep.name, ep.load, ep.value, ep.version, "entry-point", infos, strict)
+    _check_pending(pm, infos, strict)
     return pm
 
 
-def _check_pending(pm: pluggy.PluginManager, infos: list[PluginInfo]) -> None:
+def _check_pending(pm: pluggy.PluginManager, infos: list[PluginInfo], strict: bool) -> None:
     """pluggy's ``check_pending``, plugin by plugin: a plugin with a hook
     implementation that matches no specification (a misspelled hook) is
     broken — unregistered and reported — and the others stay."""
@@ -115,7 +126,7 @@ def _check_pending(pm: pluggy.PluginManager, infos: list[PluginInfo]) -> None:
             pm.check_pending()
         except pluggy.PluginValidationError as exc:
             name = pm.get_name(exc.plugin) or str(exc.plugin)
-            if _strict():
+            if strict:
                 raise PluginError(f"plugin '{name}' is broken: {exc}") from exc
             pm.unregister(exc.plugin)
             for index, info in enumerate(infos):
@@ -141,16 +152,13 @@ class _EntryPoint:
         return obj
 
 
-def _env_plugins() -> list[tuple[str, str, Callable[[], Any]]]:
-    """Plugins named by ``MEM_PLUGINS``: comma-separated module names
+def _named_plugins(names: Iterable[str]) -> list[tuple[str, str, Callable[[], Any]]]:
+    """Plugins named by the ``plugins`` setting: module names
     (``team_rankers``) or paths of Python files (``tools/mem_local.py``), for a
-    team's plugins that are not packaged. Opt-in by the environment only: a
-    file in a project is never loaded because it is there."""
+    team's plugins that are not packaged. Opt-in by a setting only: a file in
+    a project is never loaded because it is there."""
     found: list[tuple[str, str, Callable[[], Any]]] = []
-    for part in os.environ.get("MEM_PLUGINS", "").split(","):
-        part = part.strip()
-        if not part:
-            continue
+    for part in names:
         if part.endswith(".py"):
             path = os.path.abspath(part)
             name = os.path.basename(path)[:-3]
@@ -225,6 +233,7 @@ def _load(
     version: str,
     origin: str,
     infos: list[PluginInfo],
+    strict: bool,
 ) -> None:
     try:
         plugin = loader()
@@ -232,7 +241,7 @@ def _load(
             raise PluginError(f"plugin name '{name}' is already registered")
         pm.register(plugin, name=name)
     except Exception as exc:  # a broken plugin must not take down the CLI
-        if _strict():
+        if strict:
             raise PluginError(f"plugin '{name}' ({provider}) failed to load: {exc}") from exc
         infos.append(PluginInfo(name, provider, version, origin, error=f"{type(exc).__name__}: {exc}"))
         return

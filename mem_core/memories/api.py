@@ -3,13 +3,15 @@
 
 Every function takes plain values (option text as given), validates them with
 an exact one-line message (``MemError``) *before* any store is opened, applies
-the trust rules, asks the configured :class:`~mem_core.plugin.MemoryStore`
-backend (``MEM_STORE``, default ``sqlite``) and returns a pydantic result
+the trust rules, asks the :class:`~mem_core.plugin.MemoryStore` backend
+:func:`mem_core.memories.backend.choose_store` picks (the ``store`` setting,
+else the store already there, else ``sqlite``) and returns a pydantic result
 whose ``to_json()`` is the command's JSON output.
 
 Stores: the project store lives in ``<project>/.bmad/memory/``; the user-level
-store (``user=True``) in ``$MEM_USER_DIR`` or platformdirs' user data
-directory, for memories about the person that hold across projects.
+store (``user=True``) in the ``user_dir`` setting (``$MEM_USER_DIR``) or
+platformdirs' user data directory, for memories about the person that hold
+across projects. A mind not named is the ``default_mind`` setting's.
 
 Trust: what is stored without ``as_user`` is ``source:"agent"``, unverified,
 confidence 0.7 by default. Storing ``as_user`` (``source:"user"``, verified,
@@ -32,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
-from mem_core.kernel import Kernel, get_kernel
+from mem_core.kernel import Kernel
 from mem_core.memories.records import (
     CATEGORIES,
     DEFAULT_MIND,
@@ -41,7 +43,6 @@ from mem_core.memories.records import (
     SOURCES,
     MemoryFilter,
     project_store_dir,
-    user_store_dir,
 )
 from mem_core.retrieval.text import JS_SPACE, js_trim
 
@@ -519,18 +520,18 @@ def _ask(confirm: Confirm | None, action: str, question: str) -> None:
 # -- stores -----------------------------------------------------------------
 
 
-def _backend(kernel: Kernel | None) -> type[MemoryStore]:
-    from mem_core.memories.records import store_class
+def _target(
+    kernel: Kernel | None, user: bool, directory: str | None, mind: str | None
+) -> tuple[type[MemoryStore], str, str]:
+    """The backend, the store's directory and the mind (``mind``, else the
+    ``default_mind`` setting) of one call, from the project's settings."""
+    from mem_core.memories.backend import choose_store
+    from mem_core.settings import resolve
 
-    return store_class(get_kernel(kernel))
-
-
-def _directory(user: bool, directory: str | None) -> str:
-    if user:
-        return user_store_dir()
-    from mem_core.retrieval.api import project_dir
-
-    return project_store_dir(project_dir(directory))
+    kernel, settings = resolve(directory, kernel)
+    directory_path = settings.user_store_dir() if user else project_store_dir(settings.project)
+    backend = choose_store(settings, kernel.stores, directory_path, user=user)
+    return backend, directory_path, parse_mind(mind if mind is not None else settings.default_mind)
 
 
 def _store_name(user: bool) -> StoreName:
@@ -566,9 +567,8 @@ def _existing_memory(
     """The open store and the memory ``ref`` names in it (with its mind), or
     the "No memory …" refusal."""
     parsed = parse_ref(ref)
-    mind_id = parse_mind(mind)
-    backend = _backend(kernel)
-    directory_path = _directory(user, directory)
+    parse_mind(mind)
+    backend, directory_path, mind_id = _target(kernel, user, directory, mind)
     if not backend.exists(directory_path):
         raise _not_found(ref, mind_id, user)
     with backend.open(directory_path, create=False) as store:
@@ -637,9 +637,8 @@ def remember(
     level = parse_priority(priority)
     explicit_confidence = parse_confidence(confidence)
     expires_at = parse_expires(expires, now)
-    mind_id = parse_mind(mind)
-    backend = _backend(kernel)
-    directory_path = _directory(user, directory)
+    parse_mind(mind)
+    backend, directory_path, mind_id = _target(kernel, user, directory, mind)
     if as_user:
         question = "mem remember: store this memory as said by you, the user (source user, verified)?\n" + _describe(
             {"category": category, "key": key, "content": content}, mind_id, user
@@ -726,10 +725,9 @@ def list_memories(
         include_expired = True
     source = parse_source(source)
     level = parse_priority(priority, default=None)
-    mind_id = parse_mind(mind)
+    parse_mind(mind)
     count = _limit(limit)
-    backend = _backend(kernel)
-    directory_path = _directory(user, directory)
+    backend, directory_path, mind_id = _target(kernel, user, directory, mind)
     where = MemoryFilter(
         now=now,
         mind_id=mind_id,
@@ -835,10 +833,9 @@ def context_summary(
     """The context summary of a mind (see :class:`ContextSummary`); ``limit``
     caps the blocks shown, not the counts."""
     now = now or now_iso()
-    mind_id = parse_mind(mind)
+    parse_mind(mind)
     count = _limit(limit)
-    backend = _backend(kernel)
-    directory_path = _directory(user, directory)
+    backend, directory_path, mind_id = _target(kernel, user, directory, mind)
     records: list[dict[str, Any]] = []
     if backend.exists(directory_path):
         with backend.open(directory_path, create=False) as store:
@@ -866,9 +863,8 @@ def memory_history(
     """Every recorded version of a memory, oldest first. ``<category>/<key>``
     names the memory that has that key now; name a forgotten one by its id."""
     memory_id, category, key = parse_ref(ref)
-    mind_id = parse_mind(mind)
-    backend = _backend(kernel)
-    directory_path = _directory(user, directory)
+    parse_mind(mind)
+    backend, directory_path, mind_id = _target(kernel, user, directory, mind)
     entries: list[dict[str, Any]] = []
     if backend.exists(directory_path):
         with backend.open(directory_path, create=False) as store:

@@ -9,6 +9,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
     from mem_core.memories.records import MemoryFilter
+    from mem_core.settings import Settings
 
 __all__ = ["MemoryStore"]
 
@@ -35,9 +36,18 @@ class MemoryStore(ABC):
     which nothing ever rewrites.
     """
 
-    #: the backend's name, selected by ``MEM_STORE`` (default ``sqlite``)
+    #: the backend's name, selected by the ``store`` setting (default ``sqlite``)
     name: ClassVar[str]
     help: ClassVar[str] = ""
+
+    @classmethod
+    def configure(cls, settings: Settings) -> type[MemoryStore]:
+        """This backend as ``settings`` (:class:`mem_core.settings.Settings`,
+        read-only) configure it, before any :meth:`exists` or :meth:`open`:
+        by default the class itself. A server backend returns a subclass
+        bound to its connection settings (read them here, not from
+        ``os.environ``). Must be cheap: no driver import, no connection."""
+        return cls
 
     @classmethod
     @abstractmethod

@@ -17,15 +17,13 @@ pydantic, no sqlite3): the recall source uses it on the start-up path.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mem_core.retrieval.text import tokenize
 
 if TYPE_CHECKING:
-    from mem_core.kernel import Kernel
-    from mem_core.memories.interfaces import MemoryStore
+    from mem_core.settings import Settings
 
 __all__ = [
     "CATEGORIES",
@@ -35,9 +33,6 @@ __all__ = [
     "FIELDS",
     "DEFAULT_MIND",
     "PROJECT_STORE_DIR",
-    "USER_DIR_ENV",
-    "STORE_ENV",
-    "DEFAULT_STORE",
     "MemoryFilter",
     "project_store_dir",
     "user_store_dir",
@@ -73,11 +68,6 @@ FIELDS = (
 DEFAULT_MIND = "default"
 #: the project store's directory, beside the journal and the Markdown notes
 PROJECT_STORE_DIR = ".bmad/memory"
-#: overrides the user-level store's directory (default: platformdirs' user data dir)
-USER_DIR_ENV = "MEM_USER_DIR"
-#: selects the backend by name (default :data:`DEFAULT_STORE`)
-STORE_ENV = "MEM_STORE"
-DEFAULT_STORE = "sqlite"
 
 
 class MemoryFilter:
@@ -203,15 +193,15 @@ def project_store_dir(project: str) -> str:
     return safe_file(project, PROJECT_STORE_DIR)
 
 
-def user_store_dir() -> str:
-    """The user-level store's directory: ``$MEM_USER_DIR`` if set, else
-    platformdirs' user data directory for ``mem`` (e.g. ``~/.local/share/mem``)."""
-    override = os.environ.get(USER_DIR_ENV)
-    if override:
-        return os.path.abspath(override)
-    from platformdirs import user_data_dir
+def user_store_dir(settings: Settings | None = None) -> str:
+    """The user-level store's directory: the ``user_dir`` setting
+    (``$MEM_USER_DIR``) if set, else platformdirs' user data directory for
+    ``mem`` (e.g. ``~/.local/share/mem``); see :meth:`Settings.user_store_dir`."""
+    if settings is None:
+        from mem_core.settings import load_settings
 
-    return user_data_dir("mem", appauthor=False)
+        settings = load_settings()
+    return settings.user_store_dir()
 
 
 def is_expired(record: dict[str, Any], now: str) -> bool:
@@ -273,15 +263,3 @@ def recall_terms(record: dict[str, Any]) -> list[str]:
     memory can score above zero in lexical recall only if one of them is a
     query token, so a backend may index them to preselect candidates."""
     return list(dict.fromkeys(tokenize(recall_text(record))))
-
-
-def store_class(kernel: Kernel) -> type[MemoryStore]:
-    """The structured-memory backend the settings choose (``MEM_STORE``,
-    default ``sqlite``), from the kernel's registered stores."""
-    import os
-
-
-    name = os.environ.get(STORE_ENV) or DEFAULT_STORE
-    stores = kernel.stores
-    known = ", ".join(stores.names()) or "none (no store plugin is loaded)"
-    return stores.require(name, f"unknown memory store '{name}' (set {STORE_ENV} to one of: {known})")

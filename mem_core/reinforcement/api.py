@@ -26,10 +26,9 @@ from mem_core.files import store
 from mem_core.journal.records import deterministic_id
 from mem_core.js.jsonfmt import JSONError, dumps, loads, to_fixed
 from mem_core.js.values import js_string
-from mem_core.kernel import get_kernel
+from mem_core.project import find_project
 from mem_core.reinforcement.reward import compute_reward, js_to_num, update_score
 from mem_core.reinforcement.signals import parse_signals
-from mem_core.retrieval.api import project_dir
 from mem_core.retrieval.text import js_trim
 
 if TYPE_CHECKING:
@@ -312,9 +311,11 @@ def reinforce(
     reward, update ``pattern-scores.json`` atomically, and append a PROPOSED
     promotion when ``mean >= 0.7`` over ``>= 3`` updates.
     """
+    from mem_core.settings import resolve
+
     now = now or now_iso()
-    project = project_dir(directory)
-    kernel = get_kernel(kernel)
+    kernel, settings = resolve(directory, kernel)
+    project = settings.project
     recorded = parse_signals(kernel, signals or {})
     evidence_ids = parse_evidence(evidence)
     with store.writer_lock(project):
@@ -346,7 +347,7 @@ def read_pattern_scores(directory: str | None = None) -> dict[str, Any]:
 
     from mem_core.reinforcement.models import PatternScore
 
-    scores = read_scores(project_dir(directory))
+    scores = read_scores(find_project(directory))
     models = {}
     for pattern, value in scores.items():
         try:
@@ -364,7 +365,7 @@ def read_promotions(directory: str | None = None) -> list[Any]:
 
     from mem_core.reinforcement.models import PromotionRecord
 
-    text = store.read_text(project_dir(directory), PROMOTIONS, missing=True) or ""
+    text = store.read_text(find_project(directory), PROMOTIONS, missing=True) or ""
     records = []
     for line in text.split("\n"):
         if not js_trim(line):

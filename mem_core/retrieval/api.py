@@ -13,19 +13,15 @@ from typing import Any
 
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
-from mem_core.kernel import Kernel, get_kernel
+from mem_core.kernel import Kernel
 from mem_core.retrieval.context import RankContext, SourceContext
 from mem_core.retrieval.interfaces import Candidate, Query, Scored
 from mem_core.retrieval.text import js_trim, query_tokens
+from mem_core.settings import resolve
 
-__all__ = ["RecallResult", "recall", "project_dir", "parse_limit"]
+__all__ = ["RecallResult", "recall", "parse_limit"]
 
 DEFAULT_LIMIT = 8
-
-
-def project_dir(directory: str | None) -> str:
-    """``-d`` as an absolute path (symlinks not resolved); default: the cwd."""
-    return os.path.abspath(directory or ".")
 
 
 class RecallResult:
@@ -88,12 +84,14 @@ def recall(
     now: str | None = None,
     kernel: Kernel | None = None,
 ) -> RecallResult:
-    """Ranked retrieval over every active note source (mem-cli.md §2)."""
+    """Ranked retrieval over every active note source (mem-cli.md §2) of the
+    project of ``directory`` (see :func:`mem_core.project.find_project`);
+    ``portfolio`` defaults to the ``portfolio`` setting."""
     scope = scope or "project"
     ranking = ranking or "lexical"
     if not isinstance(query, str) or not js_trim(query):
         raise MemError("recall: query must be a non-empty string")
-    kernel = get_kernel(kernel)
+    kernel, settings = resolve(directory, kernel)
     rankers = kernel.rankers
     ranker_cls = rankers.require(ranking, f"recall: ranking must be {_ranking_names(rankers.names())}")
     count = parse_limit(limit)
@@ -102,11 +100,11 @@ def recall(
         context_scope = [js_trim(part) for part in context_scope.split(",")] if context_scope else None
     tokens = query_tokens(query)
     request = Query(
-        project_dir(directory),
+        settings.project,
         query,
         tokens,
         scope=scope,
-        portfolio=os.path.abspath(portfolio) if portfolio else None,
+        portfolio=os.path.abspath(portfolio) if portfolio else settings.portfolio,
         limit=count,
         ranking=ranking,
         context_scope=context_scope,
@@ -118,7 +116,7 @@ def recall(
     ranker = ranker_cls()
     ranker.validate(request)
     sources = sorted(kernel.note_sources.items(), key=lambda item: item[1].order)
-    context = SourceContext(kernel, request)
+    context = SourceContext(kernel, request, settings)
     candidates: list[Candidate] = []
     for _name, source_cls in sources:
         source = source_cls()

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from mem_core.kernel import Kernel
     from mem_core.memories.interfaces import MemoryStore
     from mem_core.retrieval.interfaces import Query, Ranker
+    from mem_core.settings import Settings
 
 __all__ = ["SourceContext", "RankContext"]
 
@@ -24,18 +25,19 @@ __all__ = ["SourceContext", "RankContext"]
 class SourceContext:
     """Given to :meth:`NoteSource.candidates` for one recall."""
 
-    __slots__ = ("_kernel", "_query", "_skipped", "_read")
+    __slots__ = ("_kernel", "_query", "_settings", "_skipped", "_read")
 
-    def __init__(self, kernel: Kernel, query: Query) -> None:
+    def __init__(self, kernel: Kernel, query: Query, settings: Settings | None = None) -> None:
         self._kernel = kernel
         self._query = query
+        self._settings = settings if settings is not None else kernel.settings.for_project(query.project)
         self._skipped: list[dict[str, str]] = []
         self._read: set[str] = set()
 
     @property
-    def settings(self) -> Any:
-        """The invocation's settings (read-only)."""
-        return self._kernel.settings
+    def settings(self) -> Settings:
+        """The project's settings (read-only)."""
+        return self._settings
 
     @property
     def skipped(self) -> list[dict[str, str]]:
@@ -99,9 +101,11 @@ class SourceContext:
         """The structured-memory backend class the project uses (settings and
         the registered stores decide; raises ``MemError`` when it cannot be
         used)."""
-        from mem_core.memories.records import store_class
+        from mem_core.memories.backend import choose_store
+        from mem_core.memories.records import PROJECT_STORE_DIR
 
-        return store_class(self._kernel)
+        directory = os.path.join(self._query.project, PROJECT_STORE_DIR)
+        return choose_store(self._settings, self._kernel.stores, directory)
 
 
 class RankContext:
@@ -114,8 +118,8 @@ class RankContext:
         self._query = query
 
     @property
-    def settings(self) -> Any:
-        """The invocation's settings (read-only)."""
+    def settings(self) -> Settings:
+        """The kernel's settings (read-only)."""
         return self._kernel.settings
 
     def ranker(self, name: str) -> Ranker:

@@ -145,9 +145,7 @@ class Candidate(_Frozen):
     fields: Mapping[str, Any]
     weight: float | Callable[[], float]
 
-    def __init__(
-        self, scored_text: str, fields: Mapping[str, Any], weight: float | Callable[[], float] = 1.0
-    ) -> None:
+    def __init__(self, scored_text: str, fields: Mapping[str, Any], weight: float | Callable[[], float] = 1.0) -> None:
         object.__setattr__(self, "scored_text", scored_text)
         object.__setattr__(self, "fields", fields)
         object.__setattr__(self, "weight", weight)

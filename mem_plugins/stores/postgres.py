@@ -1,10 +1,12 @@
 """Memory store ``postgres``: structured memories in a PostgreSQL database.
 
 For teams and portfolios that outgrow one machine: every project's store is
-a *namespace* in one shared database. Select it with ``MEM_STORE=postgres``
-and point ``MEM_POSTGRES_DSN`` at the database (a libpq connection string or
-URL; its password is never shown: :attr:`PostgresStore.location` is the URL
-without secrets). Needs the ``psycopg`` driver (``pip install
+a *namespace* in one shared database. Select it with ``store = "postgres"``
+in the project's ``.bmad/memory/mem.toml`` (or ``MEM_STORE=postgres``) and
+put the database's DSN (a libpq connection string or URL) in the environment
+variable the ``postgres_dsn_env`` setting names, ``MEM_POSTGRES_DSN`` by
+default — never in a config file. Its password is never shown:
+:attr:`PostgresStore.location` is the URL without secrets. Needs the ``psycopg`` driver (``pip install
 'mem-agent-memory[postgres]'``), imported only when a store is opened, so
 ``mem plugins`` and ``mem recall`` stay fast and work without it.
 
@@ -69,10 +71,12 @@ if TYPE_CHECKING:
     import psycopg
 
     from mem_core.memories.records import MemoryFilter
+    from mem_core.settings import Settings
 
 __all__ = ["PostgresStore", "DSN_ENV", "MARKER", "MIGRATIONS", "SCHEMA_VERSION", "search_words"]
 
-#: the connection string or URL of the database
+#: the default variable that holds the connection string or URL of the database
+#: (the ``postgres_dsn_env`` setting names another)
 DSN_ENV = "MEM_POSTGRES_DSN"
 #: the file in a store's directory that names its namespace on the server
 MARKER = "memories.postgres.json"
@@ -332,12 +336,15 @@ def _one_line(text: str) -> str:
 
 
 class PostgresStore(MemoryStore):
-    """A namespace in a PostgreSQL database (``MEM_POSTGRES_DSN``)."""
+    """A namespace in a PostgreSQL database (the DSN in ``$MEM_POSTGRES_DSN``
+    or the variable the ``postgres_dsn_env`` setting names)."""
 
     name = "postgres"
     help = f"a namespace in a PostgreSQL database (${DSN_ENV}; needs psycopg)"
-    #: the connection string; ``None``: read ``MEM_POSTGRES_DSN`` (see :meth:`bind`)
+    #: the connection string; ``None``: read it from the settings (see :meth:`bind`)
     dsn: ClassVar[str | None] = None
+    #: the variable the DSN came from, for messages
+    dsn_env: ClassVar[str] = DSN_ENV
 
     def __init__(self, conn: psycopg.Connection[Any], store_id: int, namespace: str, url: str) -> None:
         self._conn: psycopg.Connection[Any] | None = conn
@@ -347,10 +354,20 @@ class PostgresStore(MemoryStore):
         self._in_transaction = False
 
     @classmethod
-    def bind(cls, dsn: str) -> type[PostgresStore]:
-        """This backend with ``dsn`` instead of ``$MEM_POSTGRES_DSN`` (for
-        programs and tests that hold their own connection string)."""
-        return type(cls.__name__, (cls,), {"dsn": dsn, "__module__": cls.__module__})
+    def bind(cls, dsn: str, *, variable: str | None = None) -> type[PostgresStore]:
+        """This backend with ``dsn`` instead of the settings' (for programs
+        and tests that hold their own connection string); ``variable``: the
+        environment variable it came from, named in messages."""
+        namespace = {"dsn": dsn, "dsn_env": variable or cls.dsn_env, "__module__": cls.__module__}
+        return type(cls.__name__, (cls,), namespace)
+
+    @classmethod
+    def configure(cls, settings: Settings) -> type[PostgresStore]:
+        """Bound to the DSN in the variable ``settings.postgres_dsn_env`` names
+        (read now, never kept in a config file); a bound class stays as it is."""
+        if cls.dsn is not None:
+            return cls
+        return cls.bind(settings.postgres_dsn(), variable=settings.postgres_dsn_env)
 
     # -- opening ---------------------------------------------------------
 
@@ -366,12 +383,16 @@ class PostgresStore(MemoryStore):
         namespace = _read_marker(marker)
         if namespace is None and not create:
             raise MemError(f"No memory store at {marker}.")
-        dsn = cls.dsn if cls.dsn is not None else os.environ.get(DSN_ENV, "")
+        if cls.dsn is None:  # not configured: the settings of the working directory
+            from mem_core.settings import load_settings
+
+            return cls.configure(load_settings()).open(directory, create=create)
+        dsn = cls.dsn
         if not dsn.strip():
             raise MemError(
-                f"The postgres memory store needs {DSN_ENV}: a libpq connection string or URL of its database."
+                f"The postgres memory store needs {cls.dsn_env}: a libpq connection string or URL of its database."
             )
-        conn, url = _connect(dsn)
+        conn, url = _connect(dsn, cls.dsn_env)
         try:
             new_namespace = namespace is None
             if namespace is None:
@@ -625,7 +646,7 @@ def _write_marker(directory: str, marker: str, namespace: str) -> None:
         raise MemError(f"Cannot write the memory store marker {marker}: {exc.strerror}.") from None
 
 
-def _connect(dsn: str) -> tuple[psycopg.Connection[Any], str]:
+def _connect(dsn: str, variable: str) -> tuple[psycopg.Connection[Any], str]:
     """A connection in autocommit mode (transactions are explicit), and the
     server's URL without secrets."""
     try:
@@ -637,7 +658,7 @@ def _connect(dsn: str) -> tuple[psycopg.Connection[Any], str]:
         params = conninfo_to_dict(dsn)
     except psycopg.Error as exc:
         raise MemError(
-            f"{DSN_ENV} is not a valid libpq connection string or URL: {_redact(_one_line(str(exc)), dsn)}."
+            f"{variable} is not a valid libpq connection string or URL: {_redact(_one_line(str(exc)), dsn)}."
         ) from None
     url = _url(params)
     options = str(params.get("options") or "")

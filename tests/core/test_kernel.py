@@ -67,9 +67,7 @@ def test_a_wrapper_can_filter_what_other_plugins_register() -> None:
 
 def test_a_misspelled_hook_is_a_broken_plugin_and_breaks_nothing_else(mem, monkeypatch, tmp_path: Path) -> None:
     plugin = tmp_path / "typo_plugin.py"
-    plugin.write_text(
-        "from mem_core.plugin import hookimpl\n\n@hookimpl\ndef mem_register_ranker():\n    return []\n"
-    )
+    plugin.write_text("from mem_core.plugin import hookimpl\n\n@hookimpl\ndef mem_register_ranker():\n    return []\n")
     monkeypatch.setenv("MEM_PLUGINS", str(plugin))
     rows = {r["name"]: r for r in json.loads(mem("plugins", "--json").out)["plugins"]}
     assert "unknown hook 'mem_register_ranker'" in rows["typo_plugin"]["error"]
@@ -173,7 +171,9 @@ def test_without_the_lexical_plugin_no_default_plugin_runs_its_code(project: Pat
     assert out.stdout == "the 'lexical' ranker is not available\nFalse\n"
 
 
-@pytest.mark.parametrize("first", ["", "import mem_core.evidence.api, mem_core.reinforcement.api, mem_core.retrieval.api"])
+@pytest.mark.parametrize(
+    "first", ["", "import mem_core.evidence.api, mem_core.reinforcement.api, mem_core.retrieval.api"]
+)
 def test_the_facade_binds_functions_in_any_import_order(first: str) -> None:
     code = f"{first}\nfrom mem_core import recall, write, reinforce, observe, outcomes\nprint(recall, write, reinforce, observe, outcomes)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True).stdout

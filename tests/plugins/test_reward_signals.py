@@ -226,6 +226,12 @@ def test_duplicate_signal_names_are_refused_naming_both_providers() -> None:
         name = "eval"
         weight = 1
 
+        def parse(self, raw):
+            return raw
+
+        def value(self, recorded):
+            return 0.0
+
     class Plugin:
         @hookimpl
         def mem_register_reward_signals(self):

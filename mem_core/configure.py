@@ -1,0 +1,220 @@
+"""The API behind ``mem init``, ``mem config`` and ``mem config set``: the
+only code that writes a config file (the five actions only read them, see
+:mod:`mem_core.settings`)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from mem_core.errors import MemError
+from mem_core.settings import (
+    PROJECT_CONFIG,
+    SPECS,
+    Settings,
+    check_config_text,
+    load_settings,
+    parse_config_value,
+    user_config_path,
+)
+
+__all__ = ["InitResult", "ConfigReport", "ConfigSetResult", "init_project", "config_report", "set_config", "template"]
+
+MEMORY_DIR = os.path.dirname(PROJECT_CONFIG)
+
+
+def toml_value(value: Any) -> str:
+    """``value`` as TOML writes it (the settings' kinds only)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_value(item) for item in value) + "]"
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{text}"'
+
+
+def template() -> str:
+    """The commented ``mem.toml`` that ``mem init`` writes: every project
+    setting with its default, commented out."""
+    lines = [
+        "# mem: this project's settings. Committed and shared by the team, so no secrets:",
+        "# a setting that needs one names the environment variable holding it.",
+        "# Later layers win: these defaults, this file, the user config file, MEM_* variables.",
+        "# `mem config` shows the effective settings; `mem config set KEY VALUE` edits this file.",
+    ]
+    for spec in SPECS:
+        if not spec.in_project:
+            continue
+        example = toml_value(spec.default) if spec.default is not None else '"PATH"'
+        lines += ["", f"# {spec.help} (${spec.env})", f"# {spec.name} = {example}"]
+    return "\n".join(lines) + "\n"
+
+
+def _write_atomically(path: str, text: str, *, exclusive: bool) -> bool:
+    """Write ``text`` to ``path`` through a fsynced temporary file; with
+    ``exclusive``, only if ``path`` does not exist (returns whether it wrote)."""
+    directory = os.path.dirname(path)
+    temporary = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    try:
+        mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        try:
+            os.write(fd, text.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if exclusive:
+            try:
+                os.link(temporary, path)
+            except FileExistsError:
+                return False
+        else:
+            os.replace(temporary, path)
+        dir_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+        return True
+    except OSError as exc:
+        raise MemError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        if os.path.lexists(temporary):
+            os.unlink(temporary)
+
+
+def _project_file(project: str) -> str:
+    from mem_core.files.store import safe_file
+
+    return safe_file(project, PROJECT_CONFIG)  # no symbolic links on the way (mem-cli.md §8)
+
+
+def _mkdirs(path: str) -> bool:
+    if os.path.isdir(path):
+        return False
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise MemError(f"cannot create {path}: {exc.strerror or exc}") from None
+    return True
+
+
+# -- mem init ---------------------------------------------------------------
+
+
+class InitResult:
+    """What ``mem init`` did: the project, its config file, what it created."""
+
+    def __init__(self, project: str, config: str, created: list[str]) -> None:
+        self.project = project
+        self.config = config
+        self.created = created
+
+    def to_json(self) -> dict[str, Any]:
+        return {"project": self.project, "config": self.config, "created": self.created}
+
+
+def _init_root(directory: str | None) -> str:
+    """``-d``, else the discovered project, else the git root around the
+    working directory (a new project is its repository), else the working
+    directory."""
+    from mem_core.project import discover, find_project
+
+    if directory is not None:
+        return find_project(directory)
+    root, git_root = discover()
+    return root or git_root or os.path.abspath(".")
+
+
+def init_project(directory: str | None = None) -> InitResult:
+    """Create ``.bmad/memory/`` and a commented ``mem.toml`` with the
+    defaults, each only if missing (idempotent)."""
+    project = _init_root(directory)
+    path = _project_file(project)
+    load_settings(project)  # an existing config file must be valid
+    created = []
+    if _mkdirs(os.path.dirname(path)):
+        created.append(MEMORY_DIR + "/")
+    if _write_atomically(path, template(), exclusive=True):
+        created.append(PROJECT_CONFIG)
+    return InitResult(project, path, created)
+
+
+# -- mem config -------------------------------------------------------------
+
+
+class ConfigReport:
+    """Every effective setting with its value and where it came from."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def rows(self) -> list[tuple[str, Any, str, str]]:
+        """``(name, value, layer, source)``; an unset ``user_dir`` shows the
+        directory used (platformdirs')."""
+        rows = []
+        for name, value, layer, source in self.settings.items():
+            if name == "user_dir" and value is None:
+                value = self.settings.user_store_dir()
+            rows.append((name, list(value) if isinstance(value, tuple) else value, layer, source))
+        return rows
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "project": self.settings.project,
+            "project_config": self.settings.project_config,
+            "user_config": self.settings.user_config,
+            "settings": {
+                name: {"value": value, "from": layer, "source": source} for name, value, layer, source in self.rows()
+            },
+        }
+
+
+def config_report(directory: str | None = None) -> ConfigReport:
+    """The effective settings of the project of ``directory``."""
+    return ConfigReport(load_settings(directory))
+
+
+class ConfigSetResult:
+    """The setting ``mem config set`` wrote, and where."""
+
+    def __init__(self, key: str, value: Any, file: str) -> None:
+        self.key = key
+        self.value = value
+        self.file = file
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "value": self.value, "file": self.file}
+
+
+def set_config(key: str, value: str, *, user: bool = False, directory: str | None = None) -> ConfigSetResult:
+    """Set ``key`` to ``value`` in the project config file (``user``: the
+    user config file), keeping the rest of the file, comments included. The
+    value is checked as the file's values are; the file is replaced
+    atomically, and only if the whole new file is valid."""
+    from mem_core.project import find_project
+
+    parsed = parse_config_value(key, value, user=user)
+    path = user_config_path() if user else _project_file(find_project(directory))
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        text = ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MemError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    import tomlkit  # only this command needs a TOML writer that keeps comments
+    from tomlkit.exceptions import ParseError
+
+    try:
+        document = tomlkit.parse(text)
+    except ParseError as exc:
+        raise MemError(f"{path}: invalid TOML: {' '.join(str(exc).split())}") from None
+    document[key] = parsed
+    new_text = tomlkit.dumps(document)
+    check_config_text(new_text, path, user=user)  # the whole file, as the next command will read it
+    _mkdirs(os.path.dirname(path))
+    _write_atomically(path, new_text, exclusive=False)
+    return ConfigSetResult(key, parsed, path)

@@ -1,0 +1,537 @@
+"""Every setting of ``mem``, read once into one immutable :class:`Settings`.
+
+Layers, later ones winning (architecture.md, "Discovery and settings"):
+
+1. the defaults (:data:`SPECS`);
+2. the project's config file, ``.bmad/memory/mem.toml`` — committed, shared
+   by the team, so it holds no secrets: a setting that names a secret names
+   the environment variable holding it (``postgres_dsn_env``), and a value
+   that looks like a secret (a connection string with a password) is refused;
+3. the user's config file, ``config.toml`` in platformdirs' user config
+   directory for ``mem`` (``~/.config/mem/config.toml`` on Linux), or the file
+   ``$MEM_USER_CONFIG`` names;
+4. the ``MEM_*`` environment variables.
+
+Each value remembers where it came from (``mem config`` shows it). This is
+the one module that reads ``MEM_*`` variables; ``MEM_NOW`` (the pinned clock)
+stays with :mod:`mem_core.clock`, which every command asks for the time.
+
+A config file is parsed only when it exists (``tomllib``, or ``tomli`` before
+Python 3.11), and not at all when it holds only comments (``mem init``'s
+template), so that start-up stays what it was. A malformed file, a value of
+the wrong type and an unknown key are one-line errors naming the file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from mem_core.errors import MemError
+from mem_core.project import find_project
+
+if TYPE_CHECKING:
+    from mem_core.kernel import Kernel
+
+__all__ = [
+    "PROJECT_CONFIG",
+    "USER_CONFIG_ENV",
+    "SPECS",
+    "Spec",
+    "Settings",
+    "load_settings",
+    "resolve",
+    "project_settings",
+    "user_config_path",
+    "looks_like_secret",
+    "default_value",
+    "debug_enabled",
+    "check_config_text",
+]
+
+APP_NAME = "mem"
+#: the project's config file, relative to the project
+PROJECT_CONFIG = ".bmad/memory/mem.toml"
+USER_CONFIG_FILE = "config.toml"
+#: names another user config file (tests, several identities)
+USER_CONFIG_ENV = "MEM_USER_CONFIG"
+CONFIG_MAX_BYTES = 256 * 1024
+
+DEFAULT = "default"
+PROJECT = "project"
+USER = "user"
+ENV = "env"
+
+# patterns, compiled on first use (by ``re``'s cache): a command without a
+# config file never needs them
+_ENV_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+#: ``scheme://user:password@`` or a ``password=`` keyword of a libpq string
+_SECRET_VALUE = r"(?i)://[^/@\s]*:[^/@\s]+@|(?:^|[\s;])(?:password|passwd|pwd)\s*="
+_SECRET_KEY = r"(?i)dsn|password|passwd|secret|token|credential"
+
+
+class Spec:
+    """One setting: its name (the config key), kind, default, environment
+    variable, whether the project config may set it, and its help line."""
+
+    __slots__ = ("name", "kind", "default", "env", "in_project", "help")
+
+    def __init__(self, name: str, kind: str, default: Any, env: str, in_project: bool, help: str) -> None:
+        self.name = name
+        self.kind = kind
+        self.default = default
+        self.env = env
+        self.in_project = in_project
+        self.help = help
+
+
+SPECS: tuple[Spec, ...] = (
+    Spec(
+        "store",
+        "name",
+        "sqlite",
+        "MEM_STORE",
+        True,
+        "structured-memory backend (a registered store: sqlite, postgres …)",
+    ),
+    Spec(
+        "postgres_dsn_env",
+        "env-name",
+        "MEM_POSTGRES_DSN",
+        "MEM_POSTGRES_DSN_ENV",
+        True,
+        "name of the environment variable that holds the PostgreSQL DSN (never the DSN)",
+    ),
+    Spec("plugins", "plugins", (), "MEM_PLUGINS", True, "unpackaged plugins: module names or paths of .py files"),
+    Spec("disable_plugins", "names", (), "MEM_DISABLE_PLUGINS", True, "plugins blocked by name before import"),
+    Spec("strict_plugins", "bool", False, "MEM_STRICT_PLUGINS", True, "a plugin that fails to load is fatal"),
+    Spec("portfolio", "path", None, "MEM_PORTFOLIO", True, "the portfolio directory (recall --scope portfolio)"),
+    Spec("default_mind", "name", "default", "MEM_DEFAULT_MIND", True, "the mind structured memories use by default"),
+    Spec("context_budget", "int", 1500, "MEM_CONTEXT_BUDGET", True, "token budget of a context brief"),
+    Spec("user_dir", "path", None, "MEM_USER_DIR", False, "the user-level memory store's directory"),
+    Spec("debug", "debug", False, "MEM_DEBUG", False, "print tracebacks of unexpected errors"),
+)
+_BY_NAME = {spec.name: spec for spec in SPECS}
+_PROJECT_KEYS = tuple(spec.name for spec in SPECS if spec.in_project)
+_USER_KEYS = tuple(spec.name for spec in SPECS)
+
+
+def default_value(name: str) -> Any:
+    """The default of the setting ``name``."""
+    return _BY_NAME[name].default
+
+
+def looks_like_secret(value: str) -> bool:
+    """Whether ``value`` looks like a secret: a URL with a password or a libpq
+    string with a ``password=`` keyword."""
+    return bool(re.search(_SECRET_VALUE, value))
+
+
+# -- where the user config file is ----------------------------------------
+
+
+def user_config_path(environ: Mapping[str, str] | None = None) -> str:
+    """The user config file: ``$MEM_USER_CONFIG``, else ``config.toml`` in
+    platformdirs' user config directory for ``mem``.
+
+    On Linux the directory is computed here as platformdirs computes it
+    (``$XDG_CONFIG_HOME`` when absolute, else ``~/.config``) — importing
+    platformdirs costs 10-20 ms, which ``mem write`` cannot spare; elsewhere
+    platformdirs is asked (tests check both agree).
+    """
+    env = os.environ if environ is None else environ
+    override = env.get(USER_CONFIG_ENV)
+    if override:
+        return os.path.abspath(os.path.expanduser(override))
+    return os.path.join(_user_config_dir(env), USER_CONFIG_FILE)
+
+
+def _user_config_dir(env: Mapping[str, str]) -> str:
+    if sys.platform.startswith("linux") and not hasattr(sys, "getandroidapilevel"):
+        xdg = env.get("XDG_CONFIG_HOME", "")
+        if os.path.isabs(xdg):
+            return os.path.join(xdg, APP_NAME)
+        home = env.get("HOME")
+        if home is None or os.path.isabs(home):
+            return os.path.join(os.path.expanduser("~/.config"), APP_NAME)
+    from platformdirs import user_config_dir
+
+    return user_config_dir(APP_NAME, appauthor=False)
+
+
+# -- parsing ----------------------------------------------------------------
+
+
+def _read_toml(path: str) -> dict[str, Any] | None:
+    """The document at ``path``; ``None`` when there is no file."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(CONFIG_MAX_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise MemError(f"{path}: not a file") from None
+    except OSError as exc:
+        raise MemError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > CONFIG_MAX_BYTES:
+        raise MemError(f"{path}: larger than {CONFIG_MAX_BYTES // 1024} KiB")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise MemError(f"{path}: not UTF-8 text") from None
+    return _parse_toml(text, path)
+
+
+def _parse_toml(text: str, path: str) -> dict[str, Any]:
+    if all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
+        return {}  # only comments: nothing to parse (and no parser to import)
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise MemError(f"{path}: invalid TOML: {' '.join(str(exc).split())}") from None
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 60 else repr(value[:57] + "...")
+    return type(value).__name__ if isinstance(value, (dict, list)) else repr(value)
+
+
+def _from_file(spec: Spec, value: Any, base: str, where: str) -> Any:
+    """A config file's value for ``spec``, checked; relative paths are
+    relative to ``base`` (the project, or the user config's directory)."""
+    problem = f"{where}: {spec.name} must be "
+    strings = value if isinstance(value, list) else [value]
+    for item in strings:
+        if isinstance(item, str) and looks_like_secret(item):
+            raise MemError(
+                f"{where}: {spec.name} looks like a secret (a connection string with a password); config files "
+                "hold no secrets: keep it in an environment variable and name that variable in postgres_dsn_env"
+            )
+    kind = spec.kind
+    if kind in ("bool", "debug"):
+        if not isinstance(value, bool):
+            raise MemError(problem + f"true or false (got {_shown(value)})")
+        return value
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise MemError(problem + f"a whole number >= 0 (got {_shown(value)})")
+        return value
+    if kind in ("plugins", "names"):
+        if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+            raise MemError(problem + f"a list of non-empty strings (got {_shown(value)})")
+        items = [item.strip() for item in value]
+        if kind == "plugins":
+            items = [_path(item, base) if item.endswith(".py") else item for item in items]
+        return tuple(items)
+    if not isinstance(value, str) or not value.strip():
+        raise MemError(problem + f"a non-empty string (got {_shown(value)})")
+    if kind == "env-name":
+        if not re.fullmatch(_ENV_NAME, value):
+            raise MemError(
+                problem + f"the name of an environment variable, like MEM_POSTGRES_DSN (got {_shown(value)})"
+            )
+        return value
+    if kind == "path":
+        return _path(value, base)
+    return value
+
+
+def _path(value: str, base: str) -> str:
+    return os.path.normpath(os.path.join(base, os.path.expanduser(value)))
+
+
+def _from_env(spec: Spec, raw: str) -> Any:
+    """An environment variable's value for ``spec`` (never empty)."""
+    kind = spec.kind
+    if kind == "bool":
+        return raw != "0"
+    if kind == "debug":
+        return raw == "1"
+    if kind == "int":
+        if not raw.strip().isdigit() or not raw.strip().isascii():
+            raise MemError(f"{spec.env} must be a whole number >= 0 (got {_shown(raw)})")
+        return int(raw.strip())
+    if kind in ("plugins", "names"):
+        items = [part.strip() for part in raw.split(",") if part.strip()]
+        if kind == "plugins":
+            items = [os.path.abspath(item) if item.endswith(".py") else item for item in items]
+        return tuple(items)
+    if kind == "env-name" and not re.fullmatch(_ENV_NAME, raw):
+        raise MemError(
+            f"{spec.env} must be the name of an environment variable, like MEM_POSTGRES_DSN (got {_shown(raw)})"
+        )
+    if kind == "path":
+        return os.path.abspath(os.path.expanduser(raw))
+    return raw
+
+
+def _file_layer(path: str, keys: tuple[str, ...], base: str) -> dict[str, Any]:
+    return _document_layer(_read_toml(path) or {}, path, keys, base)
+
+
+def check_config_text(text: str, path: str, *, user: bool) -> None:
+    """Refuse (one-line ``MemError`` naming ``path``) a config file text that
+    would not load: malformed, an unknown key, a wrong value, a secret."""
+    keys = _USER_KEYS if user else _PROJECT_KEYS
+    _document_layer(_parse_toml(text, path), path, keys, os.path.dirname(path))
+
+
+def _document_layer(document: dict[str, Any], path: str, keys: tuple[str, ...], base: str) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for key, value in document.items():
+        if key not in keys:
+            if re.search(_SECRET_KEY, key):
+                raise MemError(
+                    f"{path}: {key}: config files hold no secrets; keep it in an environment variable "
+                    "(for the PostgreSQL DSN: name the variable in postgres_dsn_env)"
+                )
+            why = " (a user setting: set it in the user config file)" if key in _BY_NAME else ""
+            raise MemError(f"{path}: unknown key '{key}'{why}; known keys: {', '.join(keys)}")
+        values[key] = _from_file(_BY_NAME[key], value, base, path)
+    return values
+
+
+def _env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for spec in SPECS:
+        raw = environ.get(spec.env)
+        if raw:
+            values[spec.name] = _from_env(spec, raw)
+    return values
+
+
+# -- the settings -----------------------------------------------------------
+
+
+class Settings:
+    """The effective settings of one project: each value and where it came from.
+
+    Immutable; build one with :func:`load_settings` (or
+    :meth:`for_project` for another project with the same user and
+    environment layers).
+    """
+
+    __slots__ = ("project", "project_config", "user_config", "_values", "_layers", "_user", "_env", "_environ")
+
+    project: str
+    project_config: str
+    user_config: str
+    _values: dict[str, Any]
+    _layers: dict[str, str]
+    _user: dict[str, Any]
+    _env: dict[str, Any]
+    _environ: Mapping[str, str]
+
+    def __init__(
+        self,
+        project: str,
+        user_config: str,
+        project_layer: dict[str, Any],
+        user_layer: dict[str, Any],
+        env_layer: dict[str, Any],
+        environ: Mapping[str, str],
+    ) -> None:
+        values = {spec.name: spec.default for spec in SPECS}
+        layers = dict.fromkeys(values, DEFAULT)
+        for layer, found in ((PROJECT, project_layer), (USER, user_layer), (ENV, env_layer)):
+            for name, value in found.items():
+                values[name] = value
+                layers[name] = layer
+        setter = object.__setattr__
+        setter(self, "project", project)
+        setter(self, "project_config", os.path.join(project, PROJECT_CONFIG))
+        setter(self, "user_config", user_config)
+        setter(self, "_values", values)
+        setter(self, "_layers", layers)
+        setter(self, "_user", user_layer)
+        setter(self, "_env", env_layer)
+        setter(self, "_environ", environ)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Settings are immutable")
+
+    def __repr__(self) -> str:
+        return f"Settings(project={self.project!r}, {self._values!r})"
+
+    # -- the values --------------------------------------------------------
+
+    def get(self, name: str) -> Any:
+        """The value of the setting ``name`` (a key of :data:`SPECS`)."""
+        return self._values[name]
+
+    def layer(self, name: str) -> str:
+        """Which layer set ``name``: ``default``, ``project``, ``user`` or ``env``."""
+        return self._layers[name]
+
+    def source(self, name: str) -> str:
+        """Where ``name`` came from: ``default``, a config file's path, or
+        the environment variable's name."""
+        layer = self._layers[name]
+        if layer == PROJECT:
+            return self.project_config
+        if layer == USER:
+            return self.user_config
+        if layer == ENV:
+            return _BY_NAME[name].env
+        return DEFAULT
+
+    def where(self, name: str) -> str:
+        """How a message names the place that sets ``name`` (``set X in …``)."""
+        layer = self._layers[name]
+        if layer in (ENV, DEFAULT):
+            return _BY_NAME[name].env
+        return f"{name} in {self.source(name)}"
+
+    def items(self) -> list[tuple[str, Any, str, str]]:
+        """``(name, value, layer, source)`` of every setting, in :data:`SPECS` order."""
+        return [(spec.name, self._values[spec.name], self._layers[spec.name], self.source(spec.name)) for spec in SPECS]
+
+    @property
+    def store(self) -> str:
+        return self._values["store"]  # type: ignore[no-any-return]
+
+    @property
+    def postgres_dsn_env(self) -> str:
+        return self._values["postgres_dsn_env"]  # type: ignore[no-any-return]
+
+    @property
+    def plugins(self) -> tuple[str, ...]:
+        return self._values["plugins"]  # type: ignore[no-any-return]
+
+    @property
+    def disable_plugins(self) -> frozenset[str]:
+        return frozenset(self._values["disable_plugins"])
+
+    @property
+    def strict_plugins(self) -> bool:
+        return self._values["strict_plugins"]  # type: ignore[no-any-return]
+
+    @property
+    def portfolio(self) -> str | None:
+        return self._values["portfolio"]  # type: ignore[no-any-return]
+
+    @property
+    def default_mind(self) -> str:
+        return self._values["default_mind"]  # type: ignore[no-any-return]
+
+    @property
+    def context_budget(self) -> int:
+        return self._values["context_budget"]  # type: ignore[no-any-return]
+
+    @property
+    def user_dir(self) -> str | None:
+        return self._values["user_dir"]  # type: ignore[no-any-return]
+
+    @property
+    def debug(self) -> bool:
+        return self._values["debug"]  # type: ignore[no-any-return]
+
+    def postgres_dsn(self) -> str:
+        """The PostgreSQL DSN: the value of the variable ``postgres_dsn_env``
+        names (read when a store opens; never kept in a config file)."""
+        return self._environ.get(self.postgres_dsn_env, "")
+
+    def user_store_dir(self) -> str:
+        """The user-level store's directory: ``user_dir``, else platformdirs'
+        user data directory for ``mem`` (e.g. ``~/.local/share/mem``)."""
+        if self.user_dir:
+            return self.user_dir
+        from platformdirs import user_data_dir
+
+        return user_data_dir(APP_NAME, appauthor=False)
+
+    def for_project(self, project: str) -> Settings:
+        """These settings for another project: its config file in place of
+        this one's, the same user config and environment."""
+        if project == self.project:
+            return self
+        return Settings(project, self.user_config, _project_layer(project), self._user, self._env, self._environ)
+
+
+def _project_layer(project: str) -> dict[str, Any]:
+    path = os.path.join(project, PROJECT_CONFIG)
+    if not os.path.exists(path) and not os.path.islink(path):
+        return {}
+    from mem_core.files.store import safe_file
+
+    try:
+        safe_file(project, PROJECT_CONFIG)  # no symbolic links (mem-cli.md §8)
+    except MemError as exc:
+        raise MemError(f"{path}: {exc.message}") from None
+    return _file_layer(path, _PROJECT_KEYS, project)
+
+
+def load_settings(directory: str | None = None, *, environ: Mapping[str, str] | None = None) -> Settings:
+    """Read every setting for the project of ``directory`` (``-d``; ``None``:
+    the discovered project, see :mod:`mem_core.project`)."""
+    env = os.environ if environ is None else environ
+    project = find_project(directory)
+    user_config = user_config_path(env)
+    user_layer = _file_layer(user_config, _USER_KEYS, os.path.dirname(user_config))
+    return Settings(project, user_config, _project_layer(project), user_layer, _env_layer(env), env)
+
+
+def debug_enabled() -> bool:
+    """Whether tracebacks of unexpected errors are shown (the ``debug``
+    setting); asked only after such an error, so a config file that cannot
+    be read falls back to ``MEM_DEBUG`` alone."""
+    try:
+        return bool(load_settings().debug)
+    except MemError:
+        return os.environ.get("MEM_DEBUG") == "1"
+
+
+def project_settings(directory: str | None, kernel: Kernel | None) -> Settings:
+    """The settings of one API call on the project of ``directory``: the
+    given kernel's (re-read for another project), else read now."""
+    if kernel is None:
+        return load_settings(directory)
+    return kernel.settings.for_project(find_project(directory))
+
+
+def resolve(directory: str | None, kernel: Kernel | None) -> tuple[Kernel, Settings]:
+    """The kernel and the settings of one API call on the project of
+    ``directory``: a new kernel built from those settings when none is given."""
+    settings = project_settings(directory, kernel)
+    if kernel is None:
+        from mem_core.kernel import Kernel
+
+        kernel = Kernel(settings=settings)
+    return kernel, settings
+
+
+def parse_config_value(name: str, text: str, *, user: bool) -> Any:
+    """The TOML value of ``mem config set NAME TEXT``: checked as a config
+    file's value would be (a list is comma-separated)."""
+    keys = _USER_KEYS if user else _PROJECT_KEYS
+    if name not in keys:
+        if re.search(_SECRET_KEY, name):
+            raise MemError(f"{name}: config files hold no secrets; keep it in an environment variable")
+        why = " (a user setting: use --user)" if name in _BY_NAME else ""
+        raise MemError(f"unknown key '{name}'{why}; known keys: {', '.join(keys)}")
+    spec = _BY_NAME[name]
+    value: Any = text
+    if spec.kind in ("bool", "debug"):
+        lowered = text.strip().lower()
+        if lowered not in ("true", "false"):
+            raise MemError(f"{name} must be true or false (got {_shown(text)})")
+        value = lowered == "true"
+    elif spec.kind == "int":
+        if not text.strip().isdigit() or not text.strip().isascii():
+            raise MemError(f"{name} must be a whole number >= 0 (got {_shown(text)})")
+        value = int(text.strip())
+    elif spec.kind in ("plugins", "names"):
+        value = [part.strip() for part in text.split(",") if part.strip()]
+    try:
+        _from_file(spec, value, ".", "")
+    except MemError as exc:
+        raise MemError(exc.message.removeprefix(": ")) from None
+    return value
