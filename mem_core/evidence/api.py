@@ -22,6 +22,24 @@ from typing import TYPE_CHECKING, Any
 
 from mem_core.clock import now_iso
 from mem_core.errors import MemError
+from mem_core.evidence.messages import (
+    BOTH,
+    CHANGED,
+    DUPLICATE,
+    EARLIER,
+    FULL,
+    IDENTITY,
+    INCOMPLETE,
+    INTEGRITY,
+    MEMORY_FILE,
+    ONE_SECTION,
+    RELATION_LIST,
+    RELATION_SCOPE,
+    SCOPE_EXCEEDS,
+    SCOPE_PATH,
+    SCOPE_REQUIRED,
+    TOO_MANY,
+)
 from mem_core.files import store
 from mem_core.js.record import (
     UNDEFINED,
@@ -37,7 +55,8 @@ from mem_core.js.record import (
     strict_equal,
     truthy,
 )
-from mem_core.retrieval.text import js_trim, split_sections, utf16_len
+from mem_core.js.strings import js_trim, utf16_len
+from mem_core.retrieval.text import split_sections
 
 if TYPE_CHECKING:
     from mem_core.interfaces import Candidate, OutcomeVerifier
@@ -74,24 +93,6 @@ ACCEPTED_REWARD = 1
 #: the verifier of an observe input that names none, and of receipts whose
 #: ``source.kind`` names no registered verifier (as ``bmad-plus mem`` does)
 DEFAULT_VERIFIER = "nexus"
-
-INPUT_REQUIRED = "Outcome input is required."
-INCOMPLETE = "Outcome store has an incomplete final record."
-TOO_MANY = "Outcome store exceeds 1000 records."
-INTEGRITY = "Outcome receipt integrity or uniqueness check failed."
-EARLIER = "Outcome relationships must identify earlier receipts."
-IDENTITY = "Duplicate or missing outcome attempt identity."
-DUPLICATE = "Duplicate outcome: this task attempt already supplied a receipt."
-MEMORY_FILE = "Outcome memory source must be a project decisions, lessons or patterns Markdown file."
-ONE_SECTION = "Memory heading must identify exactly one section."
-SCOPE_REQUIRED = "An explicit non-empty project scope is required."
-SCOPE_PATH = "Outcome scope must be a normalized relative path."
-SCOPE_EXCEEDS = "Outcome scope exceeds the accepted task scope."
-RELATION_LIST = "Outcome relationships must be a unique bounded receipt-ID list."
-RELATION_SCOPE = "Related outcome must exist in the same applicable project scope."
-BOTH = "A receipt cannot be both superseded and contradicted."
-CHANGED = "Outcome sources changed while being observed."
-FULL = "Outcome store is full; archive it explicitly."
 
 _MEMORY_FILE = re.compile(r"(?:\.agents|\.bmad)/memory/(?:decisions|lessons|patterns)\.md")
 

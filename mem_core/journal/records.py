@@ -8,7 +8,7 @@ from typing import Any
 from mem_core.errors import MemError
 from mem_core.files import store
 from mem_core.js.jsonfmt import JSONError, loads
-from mem_core.retrieval.text import js_trim
+from mem_core.js.strings import js_trim
 
 __all__ = ["JOURNAL", "OUTCOMES", "read_events", "parse_lines", "deterministic_id", "append_event"]
 

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
+from mem_core.js.strings import JS_SPACE, js_trim
 from mem_core.kernel.manager import Kernel, get_kernel
 from mem_core.memories.records import (
     CATEGORIES,
@@ -45,7 +46,6 @@ from mem_core.memories.records import (
     project_store_dir,
     user_store_dir,
 )
-from mem_core.retrieval.text import JS_SPACE, js_trim
 
 if TYPE_CHECKING:
     from mem_core.interfaces import MemoryStore

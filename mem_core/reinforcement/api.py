@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -24,13 +23,14 @@ from mem_core.clock import now_iso
 from mem_core.errors import MemError
 from mem_core.files import store
 from mem_core.journal.records import deterministic_id
-from mem_core.js.jsonfmt import JSONError, dumps, loads, to_fixed
-from mem_core.js.values import js_string
+from mem_core.js.jsonfmt import JSONError, dumps, loads, reorder, to_fixed
+from mem_core.js.numbers import js_to_number
+from mem_core.js.strings import js_trim
+from mem_core.js.values import UNDEFINED, js_string
 from mem_core.kernel.manager import get_kernel
-from mem_core.reinforcement.reward import compute_reward, js_to_num, update_score
+from mem_core.reinforcement.reward import compute_reward, update_score
 from mem_core.reinforcement.signals import parse_signals
 from mem_core.retrieval.api import project_dir
-from mem_core.retrieval.text import js_trim
 
 if TYPE_CHECKING:
     from mem_core.kernel.manager import Kernel
@@ -63,16 +63,6 @@ PROMOTION_MIN_UPDATES = 3
 # after its own "mem reinforce: " prefix; both prefixes are kept (§4).
 PATTERN_REQUIRED = "mem reinforce: --pattern <id> is required (the pattern heading in patterns.md)"
 CORRUPT_SCORES = "Pattern score store is corrupt; inspect pattern-scores.json before reinforcing."
-
-
-class _Undefined:
-    """JavaScript's ``undefined``: what reading a missing property gives."""
-
-    def __repr__(self) -> str:
-        return "undefined"
-
-
-UNDEFINED: Any = _Undefined()
 
 
 class _Inherited:
@@ -110,27 +100,6 @@ _OBJECT_PROTOTYPE = frozenset(
         "toLocaleString",
     }
 )
-
-_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]{0,9}")
-
-
-def _is_array_index(key: str) -> bool:
-    return bool(_ARRAY_INDEX.fullmatch(key)) and int(key) < 2**32 - 1
-
-
-def _js_order(value: Any) -> Any:
-    """``value`` with every object's keys in JavaScript's property order:
-    array-index keys first, ascending, then the others as inserted."""
-    if isinstance(value, list):
-        return [_js_order(item) for item in value]
-    if not isinstance(value, dict):
-        return value
-    indexes = sorted((key for key in value if _is_array_index(key)), key=int)
-    ordered = {key: _js_order(value[key]) for key in indexes}
-    for key, item in value.items():
-        if key not in ordered:
-            ordered[key] = _js_order(item)
-    return ordered
 
 
 class ReinforceResult:
@@ -250,7 +219,7 @@ def read_scores(project: str) -> dict[str, Any]:
         raise MemError(CORRUPT_SCORES) from None
     if not isinstance(scores, dict):
         raise MemError(CORRUPT_SCORES)
-    return _js_order(scores)
+    return reorder(scores)
 
 
 def _lookup(scores: dict[str, Any], pattern: str) -> Any:
@@ -328,9 +297,9 @@ def reinforce(
             # assigning to an absent "__proto__" replaces the object's
             # prototype in JavaScript: the store does not gain the key
             scores[pattern] = next_score
-        store.write_json(project, SCORES, _js_order(scores))
+        store.write_json(project, SCORES, reorder(scores))
         promotion = None
-        if next_score["mean"] >= PROMOTION_MEAN and js_to_num(next_score["updates"]) >= PROMOTION_MIN_UPDATES:
+        if next_score["mean"] >= PROMOTION_MEAN and js_to_number(next_score["updates"]) >= PROMOTION_MIN_UPDATES:
             promotion = store.append_record(project, PROMOTIONS, proposal(pattern, now, next_score, evidence_ids))
     return ReinforceResult(pattern, reward, recorded, previous, next_score, promotion, evidence_ids)
 

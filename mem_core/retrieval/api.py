@@ -15,8 +15,9 @@ from typing import Any
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
 from mem_core.interfaces import Candidate, RecallRequest
+from mem_core.js.strings import js_trim
 from mem_core.kernel.manager import Kernel, get_kernel
-from mem_core.retrieval.text import js_trim, query_tokens
+from mem_core.retrieval.text import query_tokens
 
 __all__ = ["RecallResult", "WriteResult", "PluginsReport", "recall", "write", "plugins_report", "project_dir"]
 
@@ -66,7 +67,7 @@ def parse_limit(limit: str | int | None) -> int:
     if isinstance(limit, int) and not isinstance(limit, bool):
         value: float = limit
     elif isinstance(limit, str):
-        from mem_core.reinforcement.signals import js_to_number
+        from mem_core.js.numbers import js_to_number
 
         value = js_to_number(limit)
     else:

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from mem_core.errors import MemError
 from mem_core.files import store
 from mem_core.interfaces import Candidate, RecallRequest
-from mem_core.retrieval.text import js_trim, split_sections
+from mem_core.js.strings import js_trim
+from mem_core.retrieval.text import split_sections
 
 __all__ = ["NOTE_DIRS", "NOTE_FILES", "note_candidates"]
 

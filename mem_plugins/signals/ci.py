@@ -7,7 +7,7 @@ from typing import Any
 
 from mem_core import hookimpl
 from mem_core.interfaces import RewardSignal
-from mem_core.reinforcement.signals import clamp01, js_to_number
+from mem_core.js.numbers import clamp01, js_to_number
 
 
 class CiSignal(RewardSignal):

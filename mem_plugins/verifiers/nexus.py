@@ -55,7 +55,7 @@ from mem_core.js.record import (
     utf16_key,
     utf16_len,
 )
-from mem_core.retrieval.text import js_trim
+from mem_core.js.strings import js_trim
 
 __all__ = ["NexusVerifier", "BASE", "RUNS", "LOCK", "RECOVERY_LOCK", "accepted_source", "load_run"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import math
 
+from mem_core.js.strings import js_trim
 from mem_core.retrieval.text import (
-    js_trim,
     lexical_score,
     one_line,
     query_tokens,
