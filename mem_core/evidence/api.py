@@ -40,7 +40,7 @@ from mem_core.evidence.messages import (
     SCOPE_REQUIRED,
     TOO_MANY,
 )
-from mem_core.files import store
+from mem_core.files import OUTCOMES, append_record, read_text, writer_lock
 from mem_core.js.record import (
     UNDEFINED,
     JSTypeError,
@@ -82,7 +82,6 @@ __all__ = [
     "overlaps",
 ]
 
-OUTCOMES = ".bmad/memory/outcomes.ndjson"
 MAX_RECORDS = 1000
 MAX_RELATIONS = 30
 MAX_SCOPE = 30
@@ -177,7 +176,7 @@ def section_anchor(project: str, memory: Any) -> dict[str, Any]:
     if not truthy(memory) or not _MEMORY_FILE.fullmatch(js_string(file)):
         raise MemError(MEMORY_FILE)
     heading = required_text(prop(memory, "heading"), "Memory heading", 300)
-    markdown = store.read_text(project, file)
+    markdown = read_text(project, file)
     matches = [(h, text) for h, text in split_sections(markdown or "") if h == heading]
     if len(matches) != 1:
         raise MemError(ONE_SECTION)
@@ -196,7 +195,7 @@ def receipt_id(body: dict[str, Any]) -> str:
 
 def read_receipts(project: str) -> list[Any]:
     """Every receipt of ``outcomes.ndjson``, after the integrity rules of §6."""
-    text = store.read_text(project, OUTCOMES, missing=True)
+    text = read_text(project, OUTCOMES, missing=True)
     if text is None:
         return []
     if text and not text.endswith("\n"):
@@ -442,9 +441,9 @@ def observe(
 
     project = project_dir(directory)
     now = now or now_iso()
-    request = ObserveInput.parse_text(store.read_text(project, input_path))  # type: ignore[arg-type]
+    request = ObserveInput.parse_text(read_text(project, input_path))  # type: ignore[arg-type]
     kernel = get_kernel(kernel)
-    with store.writer_lock(project):
+    with writer_lock(project):
         records = read_receipts(project)
         verifier = _input_verifier(kernel, request.value)
         # an array is an object to JavaScript, with none of the input's fields
@@ -490,7 +489,7 @@ def observe(
             raise MemError(CHANGED)
         if len(records) >= MAX_RECORDS:
             raise MemError(FULL)
-        written = store.append_record(project, OUTCOMES, receipt.record())
+        written = append_record(project, OUTCOMES, receipt.record())
     return ObserveResult(written)
 
 

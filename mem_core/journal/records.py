@@ -6,13 +6,12 @@ from collections.abc import Callable
 from typing import Any
 
 from mem_core.errors import MemError
-from mem_core.files import store
+from mem_core.files import JOURNAL, append_record, read_text
 from mem_core.js.jsonfmt import JSONError, loads
 from mem_core.js.strings import js_trim
 
 __all__ = ["JOURNAL", "OUTCOMES", "read_events", "parse_lines", "deterministic_id", "append_event"]
 
-JOURNAL = ".bmad/memory/journal.ndjson"
 OUTCOMES = ("success", "failure", "partial", "abandoned")
 
 
@@ -59,7 +58,7 @@ def _one(line: str) -> list[Any]:
 def read_events(project: str, keep: Callable[[str], bool] | None = None) -> list[dict[str, Any] | None]:
     """Journal events in file order (missing journal: none); ``keep`` may
     refuse raw lines before they are parsed."""
-    text = store.read_text(project, JOURNAL, missing=True)
+    text = read_text(project, JOURNAL, missing=True)
     return parse_lines(text, keep) if text else []
 
 
@@ -90,4 +89,4 @@ def append_event(
         "artifactHashes": [],
     }
     record["id"] = deterministic_id(ts, agent, record["task"])
-    return store.append_record(project, JOURNAL, record)
+    return append_record(project, JOURNAL, record)

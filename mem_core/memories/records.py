@@ -21,6 +21,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from mem_core.files import MEMORY_DIR
 from mem_core.retrieval.text import tokenize
 
 __all__ = [
@@ -68,7 +69,7 @@ FIELDS = (
 )
 DEFAULT_MIND = "default"
 #: the project store's directory, beside the journal and the Markdown notes
-PROJECT_STORE_DIR = ".bmad/memory"
+PROJECT_STORE_DIR = MEMORY_DIR
 #: overrides the user-level store's directory (default: platformdirs' user data dir)
 USER_DIR_ENV = "MEM_USER_DIR"
 #: selects the backend by name (default :data:`DEFAULT_STORE`)
@@ -194,7 +195,7 @@ def sql_conditions(
 def project_store_dir(project: str) -> str:
     """The project store's directory (``<project>/.bmad/memory``), refusing
     a path through a symbolic link or out of the project (mem-cli.md §8)."""
-    from mem_core.files.store import safe_file
+    from mem_core.files import safe_file
 
     return safe_file(project, PROJECT_STORE_DIR)
 

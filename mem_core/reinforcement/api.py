@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from mem_core.clock import now_iso
 from mem_core.errors import MemError
-from mem_core.files import store
+from mem_core.files import PATTERN_SCORES as SCORES
+from mem_core.files import PROMOTIONS, append_record, os_error_message, read_text, safe_file, write_json, writer_lock
 from mem_core.journal.records import deterministic_id
 from mem_core.js.jsonfmt import JSONError, dumps, loads, reorder, to_fixed
 from mem_core.js.numbers import js_to_number
@@ -52,8 +53,6 @@ __all__ = [
     "js_to_fixed",
 ]
 
-SCORES = store.MEMORY_DIR + "/pattern-scores.json"
-PROMOTIONS = store.MEMORY_DIR + "/promotions.ndjson"
 #: a promotion is proposed when the posterior mean reaches this …
 PROMOTION_MEAN = 0.7
 #: … over at least this many updates
@@ -204,14 +203,14 @@ def read_scores(project: str) -> dict[str, Any]:
     refused with :data:`CORRUPT_SCORES` — ``bmad-plus mem`` would silently
     start over and drop every other pattern's score.
     """
-    path = store.safe_file(project, SCORES)
+    path = safe_file(project, SCORES)
     if not os.path.exists(path):
         return {}
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as exc:
-        raise MemError(store.os_error_message(exc, "open", path)) from None
+        raise MemError(os_error_message(exc, "open", path)) from None
     try:
         # as Node reads it: malformed UTF-8 becomes U+FFFD
         scores = loads(data.decode("utf-8", errors="replace"))
@@ -286,7 +285,7 @@ def reinforce(
     kernel = get_kernel(kernel)
     recorded = parse_signals(kernel, signals or {})
     evidence_ids = parse_evidence(evidence)
-    with store.writer_lock(project):
+    with writer_lock(project):
         if not isinstance(pattern, str) or not js_trim(pattern):
             raise MemError(PATTERN_REQUIRED)
         reward = compute_reward(kernel, recorded)
@@ -297,10 +296,10 @@ def reinforce(
             # assigning to an absent "__proto__" replaces the object's
             # prototype in JavaScript: the store does not gain the key
             scores[pattern] = next_score
-        store.write_json(project, SCORES, reorder(scores))
+        write_json(project, SCORES, reorder(scores))
         promotion = None
         if next_score["mean"] >= PROMOTION_MEAN and js_to_number(next_score["updates"]) >= PROMOTION_MIN_UPDATES:
-            promotion = store.append_record(project, PROMOTIONS, proposal(pattern, now, next_score, evidence_ids))
+            promotion = append_record(project, PROMOTIONS, proposal(pattern, now, next_score, evidence_ids))
     return ReinforceResult(pattern, reward, recorded, previous, next_score, promotion, evidence_ids)
 
 
@@ -333,7 +332,7 @@ def read_promotions(directory: str | None = None) -> list[Any]:
 
     from mem_core.reinforcement.models import PromotionRecord
 
-    text = store.read_text(project_dir(directory), PROMOTIONS, missing=True) or ""
+    text = read_text(project_dir(directory), PROMOTIONS, missing=True) or ""
     records = []
     for line in text.split("\n"):
         if not js_trim(line):

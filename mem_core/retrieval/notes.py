@@ -7,14 +7,14 @@ import os
 from collections.abc import Iterator
 
 from mem_core.errors import MemError
-from mem_core.files import store
+from mem_core.files import AGENTS_MEMORY_DIR, MEMORY_DIR, read_text
 from mem_core.interfaces import Candidate, RecallRequest
 from mem_core.js.strings import js_trim
 from mem_core.retrieval.text import split_sections
 
 __all__ = ["NOTE_DIRS", "NOTE_FILES", "note_candidates"]
 
-NOTE_DIRS = (".bmad/memory", ".agents/memory")
+NOTE_DIRS = (MEMORY_DIR, AGENTS_MEMORY_DIR)
 NOTE_FILES = ("decisions.md", "lessons.md", "patterns.md")
 
 
@@ -37,7 +37,7 @@ def note_candidates(request: RecallRequest, root: str, directory: str) -> Iterat
         request.files_read.add(path)
         source_file = os.path.relpath(path, request.project).replace(os.sep, "/")
         try:
-            markdown = store.read_text(root, relative, missing=True)
+            markdown = read_text(root, relative, missing=True)
         except MemError as exc:
             if request.strict:
                 raise

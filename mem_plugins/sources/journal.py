@@ -8,7 +8,7 @@ from typing import Any
 from mem_core import hookimpl
 from mem_core.clock import DAY_MS, parse_ms
 from mem_core.errors import MemError
-from mem_core.files.store import safe_file
+from mem_core.files import safe_file
 from mem_core.interfaces import Candidate, NoteSource, RecallRequest
 from mem_core.journal.records import JOURNAL, read_events
 from mem_core.js.jsonfmt import dumps

@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 from mem_core import hookimpl
 from mem_core.errors import MemError
-from mem_core.files.store import safe_file
+from mem_core.files import safe_file
 from mem_core.interfaces import OutcomeVerifier
 from mem_core.js.record import UNDEFINED, js_sorted, prop, reorder
 from mem_core.js.strings import js_trim
