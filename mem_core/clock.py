@@ -42,13 +42,18 @@ def parse_ms(value: object) -> float | None:
         from mem_core.js.values import js_string
 
         value = js_string(value)
-    global _date_parse
-    if _date_parse is None:
-        from mem_core.js.jsdate import date_parse as _date_parse
-    return _date_parse(value)
+    return (_date_parse or _load_date_parse())(value)
 
 
 _date_parse: Callable[[str], float | None] | None = None
+
+
+def _load_date_parse() -> Callable[[str], float | None]:
+    global _date_parse
+    from mem_core.js.jsdate import date_parse
+
+    _date_parse = date_parse
+    return date_parse
 
 
 _NOW_FORMAT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")

@@ -40,7 +40,7 @@ from mem_core.evidence.messages import (
     SCOPE_REQUIRED,
     TOO_MANY,
 )
-from mem_core.files import OUTCOMES, append_record, read_text, writer_lock
+from mem_core.files import OUTCOMES, append_record, is_normalized_relative, read_text, writer_lock
 from mem_core.js.record import (
     UNDEFINED,
     JSTypeError,
@@ -109,14 +109,7 @@ def required_text(value: Any, label: str, maximum: int = 1000) -> str:
 
 
 def _scope_path(value: Any) -> str:
-    if (
-        not isinstance(value, str)
-        or not value
-        or "\\" in value
-        or value.startswith("/")
-        or ":" in value
-        or any(part in ("", ".", "..") for part in value.split("/"))
-    ):
+    if not isinstance(value, str) or "\\" in value or not is_normalized_relative(value):
         raise MemError(SCOPE_PATH)
     return value
 

@@ -7,8 +7,12 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
+
+if TYPE_CHECKING:
+    from typing import TypeGuard
 
 __all__ = [
     "NOT_NORMALIZED",
@@ -47,7 +51,7 @@ def os_error_message(exc: OSError, syscall: str, path: str) -> str:
     return f"{code}: {text}, {syscall} '{path}'"
 
 
-def is_normalized_relative(relative: object) -> bool:
+def is_normalized_relative(relative: object) -> TypeGuard[str]:
     """Whether ``relative`` is a non-empty relative path with no ``:`` and no
     empty, ``.`` or ``..`` segment (split on ``/`` and ``\\``)."""
     return (
@@ -90,7 +94,7 @@ def safe_file(root: str, relative: object) -> str:
     root = os.path.abspath(root)
     if not is_normalized_relative(relative):
         raise MemError(NOT_NORMALIZED)
-    target = os.path.normpath(os.path.join(root, relative))  # type: ignore[arg-type]
+    target = os.path.normpath(os.path.join(root, relative))
     if not target.startswith(root.rstrip(os.sep) + os.sep):
         raise MemError(ESCAPES)
     check_components(target, SYMLINK, PARENT)
