@@ -86,7 +86,7 @@ def _write_atomically(path: str, text: str, *, exclusive: bool) -> bool:
 
 
 def _project_file(project: str) -> str:
-    from mem_core.files.store import safe_file
+    from mem_core.files import safe_file
 
     return safe_file(project, PROJECT_CONFIG)  # no symbolic links on the way (mem-cli.md §8)
 

@@ -460,7 +460,7 @@ def _project_layer(project: str) -> dict[str, Any]:
     path = os.path.join(project, PROJECT_CONFIG)
     if not os.path.exists(path) and not os.path.islink(path):
         return {}
-    from mem_core.files.store import safe_file
+    from mem_core.files import safe_file
 
     try:
         safe_file(project, PROJECT_CONFIG)  # no symbolic links (mem-cli.md §8)

@@ -21,7 +21,25 @@ from typing import TYPE_CHECKING, Any
 
 from mem_core.clock import now_iso
 from mem_core.errors import MemError
-from mem_core.files import store
+from mem_core.evidence.messages import (
+    BOTH,
+    CHANGED,
+    DUPLICATE,
+    EARLIER,
+    FULL,
+    IDENTITY,
+    INCOMPLETE,
+    INTEGRITY,
+    MEMORY_FILE,
+    ONE_SECTION,
+    RELATION_LIST,
+    RELATION_SCOPE,
+    SCOPE_EXCEEDS,
+    SCOPE_PATH,
+    SCOPE_REQUIRED,
+    TOO_MANY,
+)
+from mem_core.files import OUTCOMES, append_record, is_normalized_relative, read_text, writer_lock
 from mem_core.files.markdown import split_sections
 from mem_core.js.record import (
     UNDEFINED,
@@ -37,7 +55,7 @@ from mem_core.js.record import (
     strict_equal,
     truthy,
 )
-from mem_core.retrieval.text import js_trim, utf16_len
+from mem_core.js.strings import js_trim, utf16_len
 
 if TYPE_CHECKING:
     from mem_core.evidence.interfaces import OutcomeVerifier
@@ -61,31 +79,12 @@ __all__ = [
     "overlaps",
 ]
 
-OUTCOMES = ".bmad/memory/outcomes.ndjson"
 MAX_RECORDS = 1000
 MAX_RELATIONS = 30
 MAX_SCOPE = 30
 #: the verifier of an observe input that names none, and of receipts whose
 #: ``source.kind`` names no registered verifier (as ``bmad-plus mem`` does)
 DEFAULT_VERIFIER = "nexus"
-
-INPUT_REQUIRED = "Outcome input is required."
-INCOMPLETE = "Outcome store has an incomplete final record."
-TOO_MANY = "Outcome store exceeds 1000 records."
-INTEGRITY = "Outcome receipt integrity or uniqueness check failed."
-EARLIER = "Outcome relationships must identify earlier receipts."
-IDENTITY = "Duplicate or missing outcome attempt identity."
-DUPLICATE = "Duplicate outcome: this task attempt already supplied a receipt."
-MEMORY_FILE = "Outcome memory source must be a project decisions, lessons or patterns Markdown file."
-ONE_SECTION = "Memory heading must identify exactly one section."
-SCOPE_REQUIRED = "An explicit non-empty project scope is required."
-SCOPE_PATH = "Outcome scope must be a normalized relative path."
-SCOPE_EXCEEDS = "Outcome scope exceeds the accepted task scope."
-RELATION_LIST = "Outcome relationships must be a unique bounded receipt-ID list."
-RELATION_SCOPE = "Related outcome must exist in the same applicable project scope."
-BOTH = "A receipt cannot be both superseded and contradicted."
-CHANGED = "Outcome sources changed while being observed."
-FULL = "Outcome store is full; archive it explicitly."
 
 _MEMORY_FILE = re.compile(r"(?:\.agents|\.bmad)/memory/(?:decisions|lessons|patterns)\.md")
 
@@ -103,14 +102,7 @@ def required_text(value: Any, label: str, maximum: int = 1000) -> str:
 
 
 def _scope_path(value: Any) -> str:
-    if (
-        not isinstance(value, str)
-        or not value
-        or "\\" in value
-        or value.startswith("/")
-        or ":" in value
-        or any(part in ("", ".", "..") for part in value.split("/"))
-    ):
+    if not isinstance(value, str) or "\\" in value or not is_normalized_relative(value):
         raise MemError(SCOPE_PATH)
     return value
 
@@ -170,7 +162,7 @@ def section_anchor(project: str, memory: Any) -> dict[str, Any]:
     if not truthy(memory) or not _MEMORY_FILE.fullmatch(js_string(file)):
         raise MemError(MEMORY_FILE)
     heading = required_text(prop(memory, "heading"), "Memory heading", 300)
-    markdown = store.read_text(project, file)
+    markdown = read_text(project, file)
     matches = [(h, text) for h, text in split_sections(markdown or "") if h == heading]
     if len(matches) != 1:
         raise MemError(ONE_SECTION)
@@ -189,7 +181,7 @@ def receipt_id(body: dict[str, Any]) -> str:
 
 def read_receipts(project: str) -> list[Any]:
     """Every receipt of ``outcomes.ndjson``, after the integrity rules of §6."""
-    text = store.read_text(project, OUTCOMES, missing=True)
+    text = read_text(project, OUTCOMES, missing=True)
     if text is None:
         return []
     if text and not text.endswith("\n"):
@@ -393,9 +385,9 @@ def observe(
     settings = project_settings(directory, kernel)
     project = settings.project
     now = now or now_iso()
-    request = ObserveInput.parse_text(store.read_text(project, input_path))  # type: ignore[arg-type]
+    request = ObserveInput.parse_text(read_text(project, input_path))  # type: ignore[arg-type]
     kernel = kernel if kernel is not None else Kernel(settings=settings)
-    with store.writer_lock(project):
+    with writer_lock(project):
         records = read_receipts(project)
         verifier = _input_verifier(kernel, request.value)
         # an array is an object to JavaScript, with none of the input's fields
@@ -441,7 +433,7 @@ def observe(
             raise MemError(CHANGED)
         if len(records) >= MAX_RECORDS:
             raise MemError(FULL)
-        written = store.append_record(project, OUTCOMES, receipt.record())
+        written = append_record(project, OUTCOMES, receipt.record())
     return ObserveResult(written)
 
 

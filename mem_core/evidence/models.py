@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from mem_core.errors import MemError
-from mem_core.evidence.api import INPUT_REQUIRED
+from mem_core.evidence.messages import INPUT_REQUIRED
 from mem_core.js.record import UNDEFINED, digest, parse, prop
 
 __all__ = ["ObserveInput", "MemoryAnchor", "ReceiptVerification", "Receipt"]

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 
-from mem_core.retrieval.text import JS_SPACE, js_trim
+from mem_core.files.layout import AGENTS_MEMORY_DIR, MEMORY_DIR
+from mem_core.js.strings import JS_SPACE, js_trim
 
 __all__ = ["NOTE_DIRS", "NOTE_FILES", "split_sections"]
 
-NOTE_DIRS = (".bmad/memory", ".agents/memory")
+NOTE_DIRS = (MEMORY_DIR, AGENTS_MEMORY_DIR)
 NOTE_FILES = ("decisions.md", "lessons.md", "patterns.md")
 
 _HEADING = re.compile(f"###[{JS_SPACE}]+([^\\n\\r\\u2028\\u2029]*)")

@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from mem_core.errors import MemError
-from mem_core.files import store
+from mem_core.files import JOURNAL, append_record
 
 __all__ = ["JOURNAL", "OUTCOMES", "deterministic_id", "append_event"]
 
-JOURNAL = ".bmad/memory/journal.ndjson"
 OUTCOMES = ("success", "failure", "partial", "abandoned")
 
 
@@ -48,4 +47,4 @@ def append_event(
         "artifactHashes": [],
     }
     record["id"] = deterministic_id(ts, agent, record["task"])
-    return store.append_record(project, JOURNAL, record)
+    return append_record(project, JOURNAL, record)

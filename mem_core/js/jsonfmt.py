@@ -6,7 +6,9 @@ so every byte of JSON `mem` writes goes through this module:
 * :func:`dumps` is ``JSON.stringify(value)`` / ``JSON.stringify(value, null, 2)``;
 * :func:`loads` is ``JSON.parse`` (every number is a double, no ``NaN``);
 * :func:`to_fixed` is ``Number.prototype.toFixed`` (half up on the exact
-  binary value, unlike Python's ``format``).
+  binary value, unlike Python's ``format``);
+* :func:`js_key_order` is the property order of a JavaScript object (the one
+  key-order rule of the tree; :func:`reorder` applies it to a whole value).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import math
 import re
 from typing import Any
 
-__all__ = ["dumps", "loads", "js_number", "to_fixed", "js_key_order", "JSONError"]
+__all__ = ["dumps", "loads", "js_number", "to_fixed", "is_array_index", "js_key_order", "reorder", "JSONError"]
 
 
 class JSONError(ValueError):
@@ -119,7 +121,9 @@ def _quote(s: str) -> str:
 _INDEX = re.compile(r"0|[1-9][0-9]{0,9}")
 
 
-def _is_index(key: str) -> bool:
+def is_array_index(key: str) -> bool:
+    """Whether ``key`` is an array index to JavaScript: the canonical decimal
+    form of an integer in [0, 2**32 - 2] (``"7"``, not ``"07"`` or ``"-1"``)."""
     return _INDEX.fullmatch(key) is not None and int(key) <= 4294967294
 
 
@@ -127,16 +131,27 @@ def js_key_order(obj: dict[str, Any]) -> dict[str, Any]:
     """``obj`` with its keys in the order a JavaScript object has them:
     array-index keys (``"0"``, ``"10"`` …) first in numeric order, then the
     other keys in insertion order. JSON.stringify and Object.keys see this
-    order whether the object was parsed or built."""
+    order whether the object was parsed or built. ``obj`` itself when it is
+    already in that order for want of index keys."""
     for key in obj:
-        if key[:1].isdigit() and _is_index(key):
+        if key[:1].isdigit() and is_array_index(key):
             break
     else:
         return obj
-    indexes = sorted((k for k in obj if _is_index(k)), key=int)
+    indexes = sorted((k for k in obj if is_array_index(k)), key=int)
     ordered = {k: obj[k] for k in indexes}
     ordered.update((k, v) for k, v in obj.items() if k not in ordered)
     return ordered
+
+
+def reorder(value: Any) -> Any:
+    """A copy of a JSON value with every object in :func:`js_key_order`
+    (what ``JSON.parse`` gives in V8); other values as they are."""
+    if isinstance(value, dict):
+        return js_key_order({k: reorder(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [reorder(v) for v in value]
+    return value
 
 
 def _encode(value: Any, indent: int, level: int, parts: list[str]) -> None:

@@ -15,6 +15,10 @@ Python's:
   to themselves); :func:`same` is the tools' ``JSON.stringify(a) === JSON.stringify(b)``;
 * :func:`js_sorted` is ``Array.prototype.sort`` on strings (UTF-16 code units).
 
+The values themselves (:data:`UNDEFINED`, truthiness, ``String()``) live in
+:mod:`mem_core.js.values`, strings in :mod:`mem_core.js.strings`, key order in
+:mod:`mem_core.js.jsonfmt`; they are re-exported here for the record readers.
+
 Pure Python with no heavy imports: evidence recall uses it.
 """
 
@@ -22,15 +26,14 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from mem_core.errors import MemError
 from mem_core.js import jsonfmt
-from mem_core.js.values import js_string as _js_string
-from mem_core.js.values import truthy as _truthy
-from mem_core.retrieval.text import utf16_len
+from mem_core.js.jsonfmt import is_array_index, reorder
+from mem_core.js.strings import js_sorted, utf16_key, utf16_len
+from mem_core.js.values import UNDEFINED, js_string, truthy
 
 __all__ = [
     "UNDEFINED",
@@ -56,26 +59,6 @@ __all__ = [
 ]
 
 
-class _Undefined:
-    """JavaScript's ``undefined``: a missing property (distinct from ``null``)."""
-
-    _instance: _Undefined | None = None
-
-    def __new__(cls) -> _Undefined:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __bool__(self) -> bool:
-        return False
-
-    def __repr__(self) -> str:
-        return "undefined"
-
-
-UNDEFINED: Any = _Undefined()
-
-
 class JSTypeError(MemError):
     """The ``TypeError`` a JavaScript tool would have thrown on a malformed record;
     its message is V8's, so the user sees what ``bmad-plus mem`` prints."""
@@ -83,16 +66,6 @@ class JSTypeError(MemError):
 
 # --------------------------------------------------------------------------
 # values
-
-
-def truthy(value: Any) -> bool:
-    """JavaScript truthiness, with ``undefined`` falsy."""
-    return value is not UNDEFINED and _truthy(value)
-
-
-def js_string(value: Any) -> str:
-    """``String(value)`` (``"undefined"`` for :data:`UNDEFINED`)."""
-    return "undefined" if value is UNDEFINED else _js_string(value)
 
 
 def join(values: Iterable[Any], separator: str) -> str:
@@ -147,7 +120,7 @@ def prop(value: Any, key: str) -> Any:
     if isinstance(value, list):
         if key == "length":
             return len(value)
-        if _ARRAY_INDEX.fullmatch(key) and int(key) < len(value):
+        if is_array_index(key) and int(key) < len(value):
             return value[int(key)]
         return UNDEFINED
     if isinstance(value, str) and key == "length":
@@ -201,39 +174,8 @@ def digest(value: Any) -> str:
     return sha256(text)
 
 
-def utf16_key(text: str) -> bytes:
-    """Sort key ordering strings as JavaScript compares them (UTF-16 code units)."""
-    return text.encode("utf-16-be", "surrogatepass")
-
-
-def js_sorted(values: Iterable[str]) -> list[str]:
-    """``[...values].sort()`` for strings."""
-    return sorted(values, key=utf16_key)
-
-
 # --------------------------------------------------------------------------
 # JSON.parse
-
-_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
-_MAX_INDEX = 2**32 - 2
-
-
-def _is_index(key: str) -> bool:
-    return bool(_ARRAY_INDEX.fullmatch(key)) and int(key) <= _MAX_INDEX
-
-
-def reorder(value: Any) -> Any:
-    """Give every object of a parsed JSON value V8's property order: array-index
-    keys first in ascending order, then the other keys in insertion order."""
-    if isinstance(value, dict):
-        items = [(k, reorder(v)) for k, v in value.items()]
-        indexed = sorted((item for item in items if _is_index(item[0])), key=lambda item: int(item[0]))
-        if indexed:
-            items = indexed + [item for item in items if not _is_index(item[0])]
-        return dict(items)
-    if isinstance(value, list):
-        return [reorder(v) for v in value]
-    return value
 
 
 def parse(text: str) -> Any:

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
+from mem_core.js.strings import JS_SPACE, js_trim
 from mem_core.kernel import Kernel
 from mem_core.memories.records import (
     CATEGORIES,
@@ -44,7 +45,6 @@ from mem_core.memories.records import (
     MemoryFilter,
     project_store_dir,
 )
-from mem_core.retrieval.text import JS_SPACE, js_trim
 
 if TYPE_CHECKING:
     from mem_core.memories.interfaces import MemoryStore

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from mem_core.files import MEMORY_DIR
 from mem_core.retrieval.text import tokenize
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ FIELDS = (
 )
 DEFAULT_MIND = "default"
 #: the project store's directory, beside the journal and the Markdown notes
-PROJECT_STORE_DIR = ".bmad/memory"
+PROJECT_STORE_DIR = MEMORY_DIR
 
 
 class MemoryFilter:
@@ -188,7 +189,7 @@ def sql_conditions(
 def project_store_dir(project: str) -> str:
     """The project store's directory (``<project>/.bmad/memory``), refusing
     a path through a symbolic link or out of the project (mem-cli.md §8)."""
-    from mem_core.files.store import safe_file
+    from mem_core.files import safe_file
 
     return safe_file(project, PROJECT_STORE_DIR)
 

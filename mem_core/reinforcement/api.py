@@ -16,20 +16,21 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mem_core.clock import now_iso
 from mem_core.errors import MemError
-from mem_core.files import store
+from mem_core.files import PATTERN_SCORES as SCORES
+from mem_core.files import PROMOTIONS, append_record, os_error_message, read_text, safe_file, write_json, writer_lock
 from mem_core.journal.records import deterministic_id
-from mem_core.js.jsonfmt import JSONError, dumps, loads, to_fixed
-from mem_core.js.values import js_string
+from mem_core.js.jsonfmt import JSONError, dumps, loads, reorder, to_fixed
+from mem_core.js.numbers import js_to_number
+from mem_core.js.strings import js_trim
+from mem_core.js.values import UNDEFINED, js_string
 from mem_core.project import find_project
-from mem_core.reinforcement.reward import compute_reward, js_to_num, update_score
+from mem_core.reinforcement.reward import compute_reward, update_score
 from mem_core.reinforcement.signals import parse_signals
-from mem_core.retrieval.text import js_trim
 
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
@@ -51,8 +52,6 @@ __all__ = [
     "js_to_fixed",
 ]
 
-SCORES = store.MEMORY_DIR + "/pattern-scores.json"
-PROMOTIONS = store.MEMORY_DIR + "/promotions.ndjson"
 #: a promotion is proposed when the posterior mean reaches this …
 PROMOTION_MEAN = 0.7
 #: … over at least this many updates
@@ -62,16 +61,6 @@ PROMOTION_MIN_UPDATES = 3
 # after its own "mem reinforce: " prefix; both prefixes are kept (§4).
 PATTERN_REQUIRED = "mem reinforce: --pattern <id> is required (the pattern heading in patterns.md)"
 CORRUPT_SCORES = "Pattern score store is corrupt; inspect pattern-scores.json before reinforcing."
-
-
-class _Undefined:
-    """JavaScript's ``undefined``: what reading a missing property gives."""
-
-    def __repr__(self) -> str:
-        return "undefined"
-
-
-UNDEFINED: Any = _Undefined()
 
 
 class _Inherited:
@@ -109,27 +98,6 @@ _OBJECT_PROTOTYPE = frozenset(
         "toLocaleString",
     }
 )
-
-_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]{0,9}")
-
-
-def _is_array_index(key: str) -> bool:
-    return bool(_ARRAY_INDEX.fullmatch(key)) and int(key) < 2**32 - 1
-
-
-def _js_order(value: Any) -> Any:
-    """``value`` with every object's keys in JavaScript's property order:
-    array-index keys first, ascending, then the others as inserted."""
-    if isinstance(value, list):
-        return [_js_order(item) for item in value]
-    if not isinstance(value, dict):
-        return value
-    indexes = sorted((key for key in value if _is_array_index(key)), key=int)
-    ordered = {key: _js_order(value[key]) for key in indexes}
-    for key, item in value.items():
-        if key not in ordered:
-            ordered[key] = _js_order(item)
-    return ordered
 
 
 class ReinforceResult:
@@ -234,14 +202,14 @@ def read_scores(project: str) -> dict[str, Any]:
     refused with :data:`CORRUPT_SCORES` — ``bmad-plus mem`` would silently
     start over and drop every other pattern's score.
     """
-    path = store.safe_file(project, SCORES)
+    path = safe_file(project, SCORES)
     if not os.path.exists(path):
         return {}
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as exc:
-        raise MemError(store.os_error_message(exc, "open", path)) from None
+        raise MemError(os_error_message(exc, "open", path)) from None
     try:
         # as Node reads it: malformed UTF-8 becomes U+FFFD
         scores = loads(data.decode("utf-8", errors="replace"))
@@ -249,7 +217,7 @@ def read_scores(project: str) -> dict[str, Any]:
         raise MemError(CORRUPT_SCORES) from None
     if not isinstance(scores, dict):
         raise MemError(CORRUPT_SCORES)
-    return _js_order(scores)
+    return reorder(scores)
 
 
 def _lookup(scores: dict[str, Any], pattern: str) -> Any:
@@ -318,7 +286,7 @@ def reinforce(
     project = settings.project
     recorded = parse_signals(kernel, signals or {})
     evidence_ids = parse_evidence(evidence)
-    with store.writer_lock(project):
+    with writer_lock(project):
         if not isinstance(pattern, str) or not js_trim(pattern):
             raise MemError(PATTERN_REQUIRED)
         reward = compute_reward(kernel, recorded)
@@ -329,10 +297,10 @@ def reinforce(
             # assigning to an absent "__proto__" replaces the object's
             # prototype in JavaScript: the store does not gain the key
             scores[pattern] = next_score
-        store.write_json(project, SCORES, _js_order(scores))
+        write_json(project, SCORES, reorder(scores))
         promotion = None
-        if next_score["mean"] >= PROMOTION_MEAN and js_to_num(next_score["updates"]) >= PROMOTION_MIN_UPDATES:
-            promotion = store.append_record(project, PROMOTIONS, proposal(pattern, now, next_score, evidence_ids))
+        if next_score["mean"] >= PROMOTION_MEAN and js_to_number(next_score["updates"]) >= PROMOTION_MIN_UPDATES:
+            promotion = append_record(project, PROMOTIONS, proposal(pattern, now, next_score, evidence_ids))
     return ReinforceResult(pattern, reward, recorded, previous, next_score, promotion, evidence_ids)
 
 
@@ -365,7 +333,7 @@ def read_promotions(directory: str | None = None) -> list[Any]:
 
     from mem_core.reinforcement.models import PromotionRecord
 
-    text = store.read_text(find_project(directory), PROMOTIONS, missing=True) or ""
+    text = read_text(find_project(directory), PROMOTIONS, missing=True) or ""
     records = []
     for line in text.split("\n"):
         if not js_trim(line):

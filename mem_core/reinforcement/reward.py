@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 from mem_core.clock import DAY_MS, parse_ms
 from mem_core.errors import PluginError
 from mem_core.js.jsmath import js_pow
+from mem_core.js.numbers import clamp01, js_add, js_divide, js_to_number
 from mem_core.js.values import js_string
-from mem_core.reinforcement.signals import clamp01, js_to_number
 
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
@@ -38,8 +38,6 @@ __all__ = [
     "signal_weights",
     "compute_reward",
     "update_score",
-    "js_to_num",
-    "js_add",
 ]
 
 #: Elo K-factor
@@ -99,36 +97,6 @@ def compute_reward(kernel: Kernel, recorded: dict[str, Any]) -> float:
     return clamp01(total / total_weight)
 
 
-# -- JavaScript arithmetic on values read from a file another tool wrote ------
-
-
-def js_to_num(value: Any) -> float:
-    """``Number(value)`` for any JSON value (arrays through their string form,
-    objects are NaN)."""
-    if isinstance(value, list):
-        return js_to_number(js_string(value))
-    if isinstance(value, dict):
-        return math.nan
-    return js_to_number(value)
-
-
-def js_add(left: Any, right: float) -> Any:
-    """``left + right`` for a JSON value ``left`` and a number ``right``:
-    string concatenation when ``left`` is (or becomes) a string, else a sum."""
-    if isinstance(left, (str, list, dict)):
-        return js_string(left) + js_string(right)
-    return js_to_num(left) + right
-
-
-def _divide(numerator: float, denominator: float) -> float:
-    """``a / b`` with IEEE results where Python would raise."""
-    if denominator == 0:
-        if numerator == 0 or math.isnan(numerator):
-            return math.nan
-        return math.copysign(math.inf, numerator) * math.copysign(1.0, denominator)
-    return numerator / denominator
-
-
 def _millis(value: Any) -> float | None:
     """The reference's ``toMillis``: a number as is, anything else through
     ``Date.parse(String(value))``."""
@@ -161,20 +129,20 @@ def update_score(previous: Any, reward: float, ts: str) -> dict[str, Any]:
         last_ms = _millis(current["lastTs"])
         if now_ms is not None and last_ms is not None and now_ms > last_ms:
             f = js_pow(0.5, (now_ms - last_ms) / DAY_MS / HALF_LIFE_DAYS)
-            alpha = 1 + (js_to_num(alpha) - 1) * f
-            beta = 1 + (js_to_num(beta) - 1) * f
-    alpha = 1 + (js_to_num(alpha) - 1) * EVIDENCE_DECAY + r
-    beta = 1 + (js_to_num(beta) - 1) * EVIDENCE_DECAY + (1 - r)
+            alpha = 1 + (js_to_number(alpha) - 1) * f
+            beta = 1 + (js_to_number(beta) - 1) * f
+    alpha = 1 + (js_to_number(alpha) - 1) * EVIDENCE_DECAY + r
+    beta = 1 + (js_to_number(beta) - 1) * EVIDENCE_DECAY + (1 - r)
 
     old_elo = current["elo"]
-    expected = 1 / (1 + js_pow(10.0, (ELO_BASELINE - js_to_num(old_elo)) / 400))
+    expected = 1 / (1 + js_pow(10.0, (ELO_BASELINE - js_to_number(old_elo)) / 400))
     elo = js_add(old_elo, ELO_K * (r - expected))
 
     return {
         "elo": elo,
         "alpha": alpha,
         "beta": beta,
-        "mean": _divide(alpha, alpha + beta),
+        "mean": js_divide(alpha, alpha + beta),
         "updates": js_add(current["updates"], 1),
         "lastTs": ts,
     }

@@ -13,10 +13,11 @@ from typing import Any
 
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
+from mem_core.js.strings import js_trim
 from mem_core.kernel import Kernel
 from mem_core.retrieval.context import RankContext, SourceContext
 from mem_core.retrieval.interfaces import Candidate, Query, Scored
-from mem_core.retrieval.text import js_trim, query_tokens
+from mem_core.retrieval.text import query_tokens
 from mem_core.settings import resolve
 
 __all__ = ["RecallResult", "recall", "parse_limit"]
@@ -62,7 +63,7 @@ def parse_limit(limit: str | int | None) -> int:
     if isinstance(limit, int) and not isinstance(limit, bool):
         value: float = limit
     elif isinstance(limit, str):
-        from mem_core.reinforcement.signals import js_to_number
+        from mem_core.js.numbers import js_to_number
 
         value = js_to_number(limit)
     else:

@@ -67,10 +67,10 @@ class SourceContext:
         it is reported with :meth:`skip` (as ``shown_as``, default
         ``relative``) and ``None`` is returned.
         """
-        from mem_core.files import store
+        from mem_core.files import read_text
 
         try:
-            return store.read_text(root, relative, missing=True)
+            return read_text(root, relative, missing=True)
         except MemError as exc:
             if self._query.strict:
                 raise
@@ -134,7 +134,7 @@ class RankContext:
         ``context_scope`` (the query's, or ``None``) is validated first and
         receipts outside it are ``outside-query-scope``."""
         from mem_core.evidence.api import inspect_outcomes, scopes
-        from mem_core.js.record import UNDEFINED
+        from mem_core.js.values import UNDEFINED
 
         selected = scopes(UNDEFINED if context_scope is None else list(context_scope))
         return inspect_outcomes(self._query.project, kernel=self._kernel, context_scope=selected)

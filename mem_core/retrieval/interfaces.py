@@ -155,7 +155,7 @@ class Candidate(_Frozen):
         """A Markdown section as recall shows it (mem-cli.md §2): scored on
         ``heading + "\\n" + text``; ``source`` is the file's name,
         ``source_file`` its project-relative path."""
-        from mem_core.retrieval.text import js_trim
+        from mem_core.js.strings import js_trim
 
         scored = heading + "\n" + text
         return cls(

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mem_core import hookimpl
-from mem_core.plugin import RewardSignal
-from mem_core.reinforcement.signals import clamp01, js_to_number
+from mem_core.plugin import RewardSignal, clamp01, hookimpl, to_number
 
 
 class AcceptSignal(RewardSignal):
@@ -22,12 +20,12 @@ class AcceptSignal(RewardSignal):
             return True
         if lowered in ("false", "no"):
             return False
-        return js_to_number(raw)
+        return to_number(raw)
 
     def value(self, recorded: Any) -> float:
         if isinstance(recorded, bool):
             return 1.0 if recorded else 0.0
-        return clamp01(js_to_number(recorded))
+        return clamp01(to_number(recorded))
 
 
 @hookimpl

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mem_core import hookimpl
-from mem_core.plugin import RewardSignal
-from mem_core.reinforcement.signals import clamp01, js_to_number
+from mem_core.plugin import RewardSignal, clamp01, hookimpl, to_number
 
 
 class CiSignal(RewardSignal):
@@ -16,14 +14,14 @@ class CiSignal(RewardSignal):
     help = "CI outcome: pass | fail | [0,1] (reward signal, weight 0.2)"
 
     def parse(self, raw: str) -> Any:
-        return raw if raw in ("pass", "fail") else js_to_number(raw)
+        return raw if raw in ("pass", "fail") else to_number(raw)
 
     def value(self, recorded: Any) -> float:
         if recorded == "pass":
             return 1.0
         if recorded == "fail":
             return 0.0
-        return clamp01(js_to_number(recorded))
+        return clamp01(to_number(recorded))
 
 
 @hookimpl

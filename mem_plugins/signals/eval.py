@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mem_core import hookimpl
-from mem_core.plugin import RewardSignal
-from mem_core.reinforcement.signals import clamp01, js_to_number
+from mem_core.plugin import RewardSignal, clamp01, hookimpl, to_number
 
 
 class EvalSignal(RewardSignal):
@@ -16,10 +14,10 @@ class EvalSignal(RewardSignal):
     help = "Eval suite score in [0,1] (reward signal, weight 0.5)"
 
     def parse(self, raw: str) -> Any:
-        return js_to_number(raw)
+        return to_number(raw)
 
     def value(self, recorded: Any) -> float:
-        return clamp01(js_to_number(recorded))
+        return clamp01(to_number(recorded))
 
 
 @hookimpl

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from mem_core import hookimpl
 from mem_core.errors import MemError
-from mem_core.files.store import SYMLINK
+from mem_core.files import SYMLINK
 from mem_core.plugin import MemoryStore
 
 if TYPE_CHECKING:

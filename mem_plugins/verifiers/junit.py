@@ -30,10 +30,10 @@ from typing import Any, ClassVar
 
 from mem_core import hookimpl
 from mem_core.errors import MemError
-from mem_core.files.store import safe_file
+from mem_core.files import safe_file
 from mem_core.js.record import UNDEFINED, js_sorted, prop, reorder
+from mem_core.js.strings import js_trim
 from mem_core.plugin import OutcomeVerifier
-from mem_core.retrieval.text import js_trim
 
 __all__ = ["JUnitVerifier", "MAX_REPORT_BYTES", "MAX_COVERED_FILES"]
 

@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 from mem_core import hookimpl
 from mem_core.errors import MemError
 from mem_core.evidence.api import required_text
-from mem_core.files.store import os_error_message
+from mem_core.files import check_components, is_normalized_relative, os_error_message
 from mem_core.js.record import (
     UNDEFINED,
     JSTypeError,
@@ -54,8 +54,8 @@ from mem_core.js.record import (
     utf16_key,
     utf16_len,
 )
+from mem_core.js.strings import js_trim
 from mem_core.plugin import OutcomeVerifier
-from mem_core.retrieval.text import js_trim
 
 __all__ = ["NexusVerifier", "BASE", "RUNS", "LOCK", "RECOVERY_LOCK", "accepted_source", "load_run"]
 
@@ -100,34 +100,17 @@ def _resolve(root: str, relative: str) -> str:
 def _safe_target(root: str, file: Any) -> str:
     """The absolute path of ``file`` under ``root``; no symbolic link in any
     existing component from the filesystem root down, every existing parent a
-    directory, an existing target a regular file."""
-    if (
-        not isinstance(file, str)
-        or not file
-        or "\\" in file
-        or ":" in file
-        or "\0" in file
-        or file.startswith("/")
-        or any(part in ("", ".", "..") for part in file.split("/"))
-    ):
+    directory, an existing target a regular file (the store's component rules,
+    with Nexus's messages)."""
+    if not isinstance(file, str) or "\\" in file or "\0" in file or not is_normalized_relative(file):
         raise MemError("Adapter file must be a relative project path: " + js_string(file))
-    root = os.path.abspath(root)
-    target = _resolve(root, file)
-    current = "/"
-    for part in target.split("/")[1:]:
-        current = os.path.join(current, part)
-        try:
-            st = os.lstat(current)
-        except FileNotFoundError:
-            break
-        except OSError as exc:
-            raise MemError(os_error_message(exc, "lstat", current)) from None
-        if stat.S_ISLNK(st.st_mode):
-            raise MemError("Adapter path contains a symlink or junction: " + current)
-        if current == target and not stat.S_ISREG(st.st_mode):
-            raise MemError("Adapter target is not a regular file: " + current)
-        if current != target and not stat.S_ISDIR(st.st_mode):
-            raise MemError("Adapter parent is not a directory: " + current)
+    target = _resolve(os.path.abspath(root), file)
+    check_components(
+        target,
+        symlink="Adapter path contains a symlink or junction: {path}",
+        parent="Adapter parent is not a directory: {path}",
+        not_regular="Adapter target is not a regular file: {path}",
+    )
     return target
 
 

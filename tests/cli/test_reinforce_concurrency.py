@@ -25,7 +25,7 @@ WORKER = textwrap.dedent(
     """
     import io, os, sys, time
     from mem_cli.main import main
-    from mem_core.files.store import LOCKED
+    from mem_core.files import LOCKED
 
     project, start, calls = sys.argv[1], sys.argv[2], int(sys.argv[3])
     while not os.path.exists(start):

@@ -52,7 +52,7 @@ def test_a_held_lock_makes_the_mem_process_fail_after_about_two_seconds(project:
 
     holder = subprocess.Popen(
         [sys.executable, "-c",
-         "import sys,time\nfrom mem_core.files import store\nwith store.writer_lock(sys.argv[1]):\n"
+         "import sys,time\nfrom mem_core.files import writer_lock\nwith writer_lock(sys.argv[1]):\n"
          "    print('held', flush=True); time.sleep(30)\n", str(project)],
         stdout=subprocess.PIPE,
     )  # fmt: skip

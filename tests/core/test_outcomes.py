@@ -315,13 +315,13 @@ def test_store_over_2_mib_is_full(proj: Path, kernel_with_work: Kernel) -> None:
 def test_writer_lock_is_held_for_the_whole_observation(
     proj: Path, kernel_with_work: Kernel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mem_core.files import store
+    from mem_core.files import lock as writer_lock
 
-    monkeypatch.setattr(store, "LOCK_WAIT_SECONDS", 0.05)
+    monkeypatch.setattr(writer_lock, "LOCK_WAIT_SECONDS", 0.05)
     lock = proj / ".bmad/memory/writer.lock"
     lock.parent.mkdir(parents=True)
     lock.write_text(json.dumps({"pid": os.getpid(), "hostname": os.uname().nodename, "token": "t"}))
-    refuse(proj, kernel_with_work, store.LOCKED)
+    refuse(proj, kernel_with_work, writer_lock.LOCKED)
 
 
 # ---------------------------------------------------------------- store integrity (§6)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mem_core.errors import MemError
-from mem_core.files.store import LOCKED
+from mem_core.files import LOCKED
 from mem_core.reinforcement.api import (
     CORRUPT_SCORES,
     PATTERN_REQUIRED,

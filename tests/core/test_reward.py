@@ -9,8 +9,9 @@ import pytest
 
 from mem_core.errors import PluginError
 from mem_core.js.jsonfmt import dumps
+from mem_core.js.numbers import js_add, js_to_number
 from mem_core.kernel import Kernel, make_plugin_manager
-from mem_core.reinforcement.reward import compute_reward, initial_score, js_add, js_to_num, update_score
+from mem_core.reinforcement.reward import compute_reward, initial_score, update_score
 from mem_core.reinforcement.signals import parse_signals
 
 T0 = "2026-01-01T00:00:00.000Z"
@@ -242,7 +243,7 @@ def test_initial_score_is_fresh_each_time() -> None:
     ],
 )
 def test_js_to_num_is_javascripts_number(value, number) -> None:
-    result = js_to_num(value)
+    result = js_to_number(value)
     assert (math.isnan(result) and math.isnan(number)) or result == number
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from mem_core import files
 from mem_core.errors import MemError
-from mem_core.files import store
 
 
 @pytest.mark.parametrize(
@@ -21,45 +21,45 @@ from mem_core.files import store
 )
 def test_paths_must_be_normalized_and_project_relative(project: Path, relative: str) -> None:
     with pytest.raises(MemError, match=r"^Memory path must be a normalized project-relative path\.$"):
-        store.safe_file(str(project), relative)
+        files.safe_file(str(project), relative)
 
 
 def test_no_component_may_be_a_symbolic_link(project: Path, tmp_path: Path) -> None:
     (tmp_path / "elsewhere").mkdir()
     (project / ".bmad").symlink_to(tmp_path / "elsewhere")
     with pytest.raises(MemError, match="^Memory paths cannot follow symbolic links or junctions.$"):
-        store.safe_file(str(project), ".bmad/memory/journal.ndjson")
+        files.safe_file(str(project), ".bmad/memory/journal.ndjson")
 
 
 def test_a_symlinked_project_directory_is_refused_too(tmp_path: Path) -> None:
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real")
     with pytest.raises(MemError, match="symbolic links"):
-        store.safe_file(str(tmp_path / "link"), "notes.md")
+        files.safe_file(str(tmp_path / "link"), "notes.md")
 
 
 def test_a_file_as_parent_is_refused(project: Path) -> None:
     (project / ".bmad").write_text("not a directory")
     with pytest.raises(MemError, match="^Memory parent is not a directory.$"):
-        store.safe_file(str(project), ".bmad/memory/journal.ndjson")
+        files.safe_file(str(project), ".bmad/memory/journal.ndjson")
 
 
 def test_read_limits(project: Path) -> None:
     big = project / "big.md"
-    big.write_bytes(b"a" * (store.MAX_BYTES + 1))
+    big.write_bytes(b"a" * (files.MAX_BYTES + 1))
     with pytest.raises(MemError, match=r"^Memory source must be a regular file of at most 2 MiB\.$"):
-        store.read_text(str(project), "big.md")
-    big.write_bytes(b"a" * store.MAX_BYTES)
-    assert len(store.read_text(str(project), "big.md") or "") == store.MAX_BYTES
+        files.read_text(str(project), "big.md")
+    big.write_bytes(b"a" * files.MAX_BYTES)
+    assert len(files.read_text(str(project), "big.md") or "") == files.MAX_BYTES
     (project / "dir.md").mkdir()
     with pytest.raises(MemError, match="regular file"):
-        store.read_text(str(project), "dir.md")
+        files.read_text(str(project), "dir.md")
     (project / "latin1.md").write_bytes("café".encode("latin-1"))
     with pytest.raises(MemError, match=r"^Memory source must contain valid UTF-8\.$"):
-        store.read_text(str(project), "latin1.md")
-    assert store.read_text(str(project), "missing.md", missing=True) is None
+        files.read_text(str(project), "latin1.md")
+    assert files.read_text(str(project), "missing.md", missing=True) is None
     with pytest.raises(MemError, match="^ENOENT: no such file or directory, stat '.*missing.md'$"):
-        store.read_text(str(project), "missing.md")
+        files.read_text(str(project), "missing.md")
 
 
 def test_append_checks_size_first_then_the_final_newline(project: Path) -> None:
@@ -67,54 +67,54 @@ def test_append_checks_size_first_then_the_final_newline(project: Path) -> None:
     journal.parent.mkdir(parents=True)
     journal.write_bytes(b'{"a":1}')  # no final newline
     with pytest.raises(MemError, match="^Memory store has an incomplete final line; inspect it before writing.$"):
-        store.append_record(str(project), ".bmad/memory/journal.ndjson", {"b": 2})
+        files.append_record(str(project), ".bmad/memory/journal.ndjson", {"b": 2})
     assert journal.read_bytes() == b'{"a":1}'
-    journal.write_bytes(b"x" * (store.MAX_BYTES - 5))  # also incomplete: size wins
+    journal.write_bytes(b"x" * (files.MAX_BYTES - 5))  # also incomplete: size wins
     with pytest.raises(MemError, match="^Memory store is full; archive it explicitly before adding records.$"):
-        store.append_record(str(project), ".bmad/memory/journal.ndjson", {"b": 2})
+        files.append_record(str(project), ".bmad/memory/journal.ndjson", {"b": 2})
 
 
 def test_append_fills_exactly_to_the_limit(project: Path) -> None:
     journal = project / ".bmad" / "memory" / "log.ndjson"
     journal.parent.mkdir(parents=True)
     line = b'{"b":2}\n'
-    journal.write_bytes(b"x" * (store.MAX_BYTES - len(line) - 1) + b"\n")
-    store.append_record(str(project), ".bmad/memory/log.ndjson", {"b": 2})
-    assert journal.stat().st_size == store.MAX_BYTES
+    journal.write_bytes(b"x" * (files.MAX_BYTES - len(line) - 1) + b"\n")
+    files.append_record(str(project), ".bmad/memory/log.ndjson", {"b": 2})
+    assert journal.stat().st_size == files.MAX_BYTES
     with pytest.raises(MemError, match="full"):
-        store.append_record(str(project), ".bmad/memory/log.ndjson", {"b": 2})
+        files.append_record(str(project), ".bmad/memory/log.ndjson", {"b": 2})
 
 
 def test_a_corrupt_line_that_ends_with_newline_does_not_block_appends(project: Path) -> None:
     journal = project / ".bmad" / "memory" / "journal.ndjson"
     journal.parent.mkdir(parents=True)
     journal.write_bytes(b"{torn\n")
-    store.append_record(str(project), ".bmad/memory/journal.ndjson", {"b": 2})
+    files.append_record(str(project), ".bmad/memory/journal.ndjson", {"b": 2})
     assert journal.read_bytes() == b'{torn\n{"b":2}\n'
 
 
 def test_write_json_is_atomic_indented_and_leaves_no_temp_file(project: Path) -> None:
-    store.write_json(str(project), ".bmad/memory/scores.json", {"p": {"elo": 1216.0, "lastTs": None}})
+    files.write_json(str(project), ".bmad/memory/scores.json", {"p": {"elo": 1216.0, "lastTs": None}})
     target = project / ".bmad" / "memory" / "scores.json"
     assert target.read_bytes() == b'{\n  "p": {\n    "elo": 1216,\n    "lastTs": null\n  }\n}\n'
     assert sorted(p.name for p in target.parent.iterdir()) == ["scores.json"]
 
 
 def test_write_json_refuses_over_2_mib_and_keeps_the_old_file(project: Path) -> None:
-    store.write_json(str(project), ".bmad/memory/scores.json", {"ok": True})
+    files.write_json(str(project), ".bmad/memory/scores.json", {"ok": True})
     before = (project / ".bmad/memory/scores.json").read_bytes()
     with pytest.raises(MemError, match=r"^Memory store exceeds 2 MiB\.$"):
-        store.write_json(str(project), ".bmad/memory/scores.json", {"x": "y" * store.MAX_BYTES})
+        files.write_json(str(project), ".bmad/memory/scores.json", {"x": "y" * files.MAX_BYTES})
     assert (project / ".bmad/memory/scores.json").read_bytes() == before
 
 
 def test_the_lock_file_holds_its_owner_and_is_removed_after(project: Path) -> None:
     lock = project / ".bmad" / "memory" / "writer.lock"
-    with store.writer_lock(str(project)):
+    with files.writer_lock(str(project)):
         owner = json.loads(lock.read_text())
         assert list(owner) == ["pid", "hostname", "token"]
         assert owner["pid"] == os.getpid()
-        with store.writer_lock(str(project)):  # re-entrant in one process
+        with files.writer_lock(str(project)):  # re-entrant in one process
             pass
         assert lock.exists()
     assert not lock.exists()
@@ -122,15 +122,15 @@ def test_the_lock_file_holds_its_owner_and_is_removed_after(project: Path) -> No
 
 def test_a_lock_replaced_by_someone_else_is_not_removed(project: Path) -> None:
     lock = project / ".bmad" / "memory" / "writer.lock"
-    with store.writer_lock(str(project)):
+    with files.writer_lock(str(project)):
         lock.write_text('{"pid":1,"hostname":"other","token":"t"}')
     assert lock.read_text() == '{"pid":1,"hostname":"other","token":"t"}'
 
 
 def _hold_lock(project: Path) -> subprocess.Popen[bytes]:
     code = (
-        "import sys,time; from mem_core.files import store\n"
-        "with store.writer_lock(sys.argv[1]):\n"
+        "import sys,time; from mem_core import files\n"
+        "with files.writer_lock(sys.argv[1]):\n"
         "    print('held', flush=True); time.sleep(30)\n"
     )
     proc = subprocess.Popen([sys.executable, "-c", code, str(project)], stdout=subprocess.PIPE)
@@ -143,7 +143,7 @@ def test_a_live_lock_held_by_another_process_fails_after_about_two_seconds(proje
     try:
         started = time.monotonic()
         with pytest.raises(MemError) as caught:
-            with store.writer_lock(str(project)):
+            with files.writer_lock(str(project)):
                 pass
         waited = time.monotonic() - started
     finally:
@@ -151,7 +151,7 @@ def test_a_live_lock_held_by_another_process_fails_after_about_two_seconds(proje
         holder.wait()
         assert holder.stdout is not None
         holder.stdout.close()
-    assert caught.value.message == store.LOCKED
+    assert caught.value.message == files.LOCKED
     assert 1.9 <= waited < 6
 
 
@@ -160,10 +160,54 @@ def test_a_stale_lock_of_a_dead_process_on_this_host_is_named(project: Path) -> 
     dead.wait()
     lock = project / ".bmad" / "memory" / "writer.lock"
     lock.parent.mkdir(parents=True)
-    content = json.dumps({"pid": dead.pid, "hostname": store.hostname(), "token": "x"})
+    content = json.dumps({"pid": dead.pid, "hostname": files.hostname(), "token": "x"})
     lock.write_text(content)
     with pytest.raises(MemError) as caught:
-        with store.writer_lock(str(project)):
+        with files.writer_lock(str(project)):
             pass
-    assert caught.value.message == f"{store.LOCKED} (owner pid {dead.pid} on this host is not running)"
+    assert caught.value.message == f"{files.LOCKED} (owner pid {dead.pid} on this host is not running)"
     assert lock.read_text() == content  # refused, never removed
+
+
+def test_the_layout_names_each_file_once() -> None:
+    """No module but files/layout.py spells a path of the store: each uses the constant."""
+    import ast
+
+    layout = {getattr(files, name) for name in files.layout.__all__}
+    root = Path(files.__file__).resolve().parents[2]
+    spelled = []
+    for package in ("mem_core", "mem_plugins", "mem_cli"):
+        for path in (root / package).rglob("*.py"):
+            if path == Path(files.layout.__file__).resolve():
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Constant) and node.value in layout:
+                    spelled.append(f"{path.relative_to(root)}:{node.lineno} {node.value}")
+    assert spelled == []
+
+
+def test_the_files_package_imports_nothing_heavy() -> None:
+    code = "import sys, mem_core.files; print(sorted(m for m in ('threading', 'uuid', 'pydantic', 'sqlite3') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_component_checks_take_their_messages(project: Path, tmp_path: Path) -> None:
+    """One walk serves the store and the Nexus verifier, each with its own words."""
+    (project / "file").write_text("x")
+    (project / "dir").mkdir()
+    (project / "link").symlink_to(project / "dir")
+    words = {"symlink": "link: {path}", "parent": "parent: {path}", "not_regular": "target: {path}"}
+    cases = [
+        ("link/x", f"link: {project}/link"),
+        ("file/x", f"parent: {project}/file"),
+        ("dir", f"target: {project}/dir"),
+    ]
+    for relative, message in cases:
+        with pytest.raises(MemError) as caught:
+            files.check_components(str(project / relative), **words)
+        assert caught.value.message == message
+    files.check_components(str(project / "file"), **words)
+    files.check_components(str(project / "missing/deeper"), **words)
+    files.check_components(str(project / "dir"), files.SYMLINK, files.PARENT)  # no target rule for the store
+    assert files.is_normalized_relative("a/b\\c") and not files.is_normalized_relative("a\\..\\b")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 from mem_core.files.markdown import split_sections
-from mem_core.retrieval.text import js_trim, one_line, query_tokens, tokenize
+from mem_core.js.strings import js_trim
+from mem_core.retrieval.text import one_line, query_tokens, tokenize
 from mem_plugins.rankers.lexical import lexical_score
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from mem_core.errors import MemError
-from mem_core.files.store import SYMLINK
+from mem_core.files import SYMLINK
 from mem_core.memories.records import MemoryFilter, sort_records
 from mem_core.testing import NOW, insert, record
 from mem_plugins.stores import postgres as postgres_store

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mem_core.errors import MemError
-from mem_core.files.store import SYMLINK
+from mem_core.files import SYMLINK
 from mem_core.memories.records import MemoryFilter, recall_terms
 from mem_core.testing import NOW, insert, record
 from mem_plugins.stores.sqlite import FILE, MIGRATIONS, SCHEMA_VERSION, SqliteStore

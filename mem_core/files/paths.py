@@ -1,0 +1,101 @@
+"""Safe project paths (mem-cli.md §8): normalized, project-relative, inside the
+project, and through no symbolic link; and Node's wording of a failed system call.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from typing import TYPE_CHECKING
+
+from mem_core.errors import MemError
+
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
+__all__ = [
+    "NOT_NORMALIZED",
+    "ESCAPES",
+    "SYMLINK",
+    "PARENT",
+    "safe_file",
+    "is_normalized_relative",
+    "check_components",
+    "os_error_message",
+]
+
+NOT_NORMALIZED = "Memory path must be a normalized project-relative path."
+ESCAPES = "Memory path escapes project."
+SYMLINK = "Memory paths cannot follow symbolic links or junctions."
+PARENT = "Memory parent is not a directory."
+
+_ERRNO_TEXT = {
+    errno.ENOENT: "no such file or directory",
+    errno.EACCES: "permission denied",
+    errno.EISDIR: "illegal operation on a directory",
+    errno.ENOTDIR: "not a directory",
+    errno.EEXIST: "file already exists",
+    errno.ELOOP: "too many symbolic links encountered",
+    errno.ENOSPC: "no space left on device",
+    errno.EROFS: "read-only file system",
+    errno.EPERM: "operation not permitted",
+}
+
+
+def os_error_message(exc: OSError, syscall: str, path: str) -> str:
+    """The message Node.js gives for a failed system call (``ENOENT: no such
+    file or directory, stat '/p/x'``)."""
+    code = errno.errorcode.get(exc.errno or 0, "EIO")
+    text = _ERRNO_TEXT.get(exc.errno or 0, (exc.strerror or "i/o error").lower())
+    return f"{code}: {text}, {syscall} '{path}'"
+
+
+def is_normalized_relative(relative: object) -> TypeGuard[str]:
+    """Whether ``relative`` is a non-empty relative path with no ``:`` and no
+    empty, ``.`` or ``..`` segment (split on ``/`` and ``\\``)."""
+    return (
+        isinstance(relative, str)
+        and bool(relative)
+        and ":" not in relative
+        and not relative.startswith("/")
+        and not any(p in ("", ".", "..") for p in relative.replace("\\", "/").split("/"))
+    )
+
+
+def check_components(target: str, symlink: str, parent: str, not_regular: str | None = None) -> None:
+    """Refuse an absolute ``target`` if any existing component of it, from the
+    filesystem root down, is a symbolic link (``symlink``), or an existing
+    parent is not a directory (``parent``) — or, when ``not_regular`` is given,
+    an existing target is not a regular file. Each message may name the
+    component with ``{path}``; a failed ``lstat`` gets Node's message."""
+    current = os.sep
+    for part in target.split(os.sep)[1:]:
+        current = os.path.join(current, part)
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            return  # nothing below a missing component exists either
+        except OSError as exc:
+            raise MemError(os_error_message(exc, "lstat", current)) from None
+        if stat.S_ISLNK(st.st_mode):
+            raise MemError(symlink.replace("{path}", current))
+        if current == target:
+            if not_regular is not None and not stat.S_ISREG(st.st_mode):
+                raise MemError(not_regular.replace("{path}", current))
+        elif not stat.S_ISDIR(st.st_mode):
+            raise MemError(parent.replace("{path}", current))
+
+
+def safe_file(root: str, relative: object) -> str:
+    """The absolute path of ``relative`` inside the project ``root``, refusing
+    anything that is not a normalized project-relative path or that would pass
+    through a symbolic link."""
+    root = os.path.abspath(root)
+    if not is_normalized_relative(relative):
+        raise MemError(NOT_NORMALIZED)
+    target = os.path.normpath(os.path.join(root, relative))
+    if not target.startswith(root.rstrip(os.sep) + os.sep):
+        raise MemError(ESCAPES)
+    check_components(target, SYMLINK, PARENT)
+    return target
