@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    import typer
+
     from mem_core.interfaces import MemoryStore, NoteSource, OutcomeVerifier, Ranker, RewardSignal
 
 hookspec = pluggy.HookspecMarker("mem")
@@ -79,4 +81,23 @@ def mem_register_stores() -> list[type[MemoryStore]]:
     The backend is chosen by name (``MEM_STORE``, default ``sqlite``).
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def mem_register_commands(app: typer.Typer) -> None:
+    """Add commands to the ``mem`` command line.
+
+    ``app`` is the :class:`typer.Typer` application of ``mem``; add a command
+    with ``app.command()(function)`` (or a group with ``app.add_typer``). It is
+    then reachable as ``mem <its name>`` and listed in ``mem --help``. The
+    hook is called only when the typer application is built (``--help``,
+    the commands beyond the five actions), never on the path of
+    ``mem recall``/``mem write``. A command whose name is already taken, or an
+    implementation that raises, is left out and reported for its plugin; the
+    other commands are unaffected.
+
+    :param app: the typer application to add commands to.
+
+    .. versionadded:: 0.2
     """
