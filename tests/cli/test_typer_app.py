@@ -37,9 +37,7 @@ def test_through_typer_equals_through_mem(mem, bmad_project: Path, tmp_path: Pat
     expected = mem(*argv, "-d", str(bmad_project))
     parsed = parse([*argv, "-d", str(other)])
     assert parsed.action is not None
-    got = _capture(
-        mem, lambda: run_typer(_typer_args(parsed), parsed.action, parsed.json)
-    )
+    got = _capture(mem, lambda: run_typer(_typer_args(parsed), parsed.action, parsed.json))
     assert (got.code, got.out) == (expected.code, expected.out)
     assert got.err == expected.err.replace(str(bmad_project), str(other))
     assert tree_bytes(other) == tree_bytes(bmad_project)
