@@ -1,37 +1,51 @@
 """The ``mem`` typer application: every command with its help text.
 
 :func:`mem_cli.main.main` is the entry point; it runs the five actions
-directly and comes here for ``--help`` and for the other commands.
+directly (:mod:`mem_cli.compat`) and comes here for ``--help``, for the other
+commands and for the commands plugins add. The five actions' typer commands
+are built from the command table (:mod:`mem_cli.table`), with one option per
+registered reward signal, and run the same command modules as the fast path.
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
 from collections.abc import Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from mem_cli import output
-from mem_cli.commands import config, evidence, init, journal, memories, plugins, reinforce
-from mem_cli.compat import ACTION_OPTIONS, OPTIONS
+from mem_cli.options import annotation
+from mem_cli.run import run_action
+from mem_cli.table import (
+    ACTION_OPTIONS,
+    ACTIONS,
+    ARGUMENTS,
+    COMMANDS,
+    OTHER_COMMANDS,
+    SIGNAL_ACTIONS,
+    Option,
+    signal_options,
+)
 from mem_core.errors import ExitCode, MemError, UsageError
+
+if TYPE_CHECKING:
+    from mem_core.kernel import Kernel
 
 try:  # typer >= 0.22 vendors click
     from typer._click import exceptions as click_exceptions
 except ImportError:  # pragma: no cover - older typer with click as a dependency
     from click import exceptions as click_exceptions  # type: ignore[no-redef]
 
-app = typer.Typer(
-    name="mem",
-    help=(
-        "Memory with evidence for coding agents: recall notes and events, journal work, "
-        "reinforce patterns, bind lessons to verified outcomes, keep structured memories."
-    ),
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_show_locals=False,
-    rich_markup_mode=None,
+__all__ = ["CommandLine", "make_app", "run_typer", "run_command"]
+
+HELP = (
+    "Memory with evidence for coding agents: recall notes and events, journal work, "
+    "reinforce patterns, bind lessons to verified outcomes, keep structured memories."
 )
+COMMANDS_HOOK = "mem_register_commands"
 
 
 def _version(value: bool) -> None:
@@ -42,7 +56,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
@@ -51,29 +64,149 @@ def _root(
     """Memory with evidence for coding agents."""
 
 
-for _module in (journal, reinforce, evidence, memories, plugins, init, config):
-    _module.register(app)
+class CommandLine:
+    """The typer application for one kernel: the built-in commands, then the
+    commands of every plugin implementing ``mem_register_commands(app)``.
+
+    A plugin whose hook raises, or adds a command typer cannot build or one
+    whose name is taken, has its commands left out and is named in
+    :attr:`broken`; the other commands are unaffected. ``kernel=None`` builds
+    the app without plugins (no signal options beyond the table's, no plugin
+    commands).
+    """
+
+    def __init__(self, kernel: Kernel | None) -> None:
+        self.kernel = kernel
+        self.broken: list[str] = []
+        self.app = typer.Typer(
+            name="mem",
+            help=HELP,
+            no_args_is_help=True,
+            add_completion=False,
+            pretty_exceptions_show_locals=False,
+            rich_markup_mode=None,
+        )
+        self.app.callback()(_root)
+        signals = self._signals()
+        for action in ACTIONS:
+            self._add_action(action, signals)
+        for name in OTHER_COMMANDS:
+            importlib.import_module(f"mem_cli.commands.{name}").register(self.app)
+        if kernel is not None:
+            self._add_plugin_commands(kernel)
+
+    def commands(self) -> list[str]:
+        """Every command name, built-in ones first."""
+        return list(typer.main.get_command(self.app).commands)  # type: ignore[attr-defined]
+
+    # -- the five actions, from the command table ----------------------------------
+
+    def _signals(self) -> dict[str, tuple[Option, str]]:
+        """Every reward signal option, by signal name, with its help text:
+        the table's (``--eval`` …) and those of the plugins' signals."""
+        registry: Any = None
+        extra: tuple[Option, ...] = ()
+        if self.kernel is not None:
+            try:
+                registry = self.kernel.reward_signals
+                extra = signal_options(self.kernel)
+            except MemError:  # a broken signal plugin: the table's options still work
+                registry = None
+        found = {}
+        for option in (*(o for o in ACTION_OPTIONS["write"] if o.signal), *extra):
+            assert option.signal is not None
+            if registry is not None and option.signal in registry:
+                text = getattr(registry.get(option.signal), "help", "") or option.help
+            else:
+                text = option.help or f"Reward signal '{option.signal}' (not registered)."
+            found[option.signal] = (option, text)
+        return found
+
+    def _add_action(self, action: str, signals: dict[str, tuple[Option, str]]) -> None:
+        options: list[tuple[Option, str]] = []
+        for option in ACTION_OPTIONS[action]:
+            if option.signal is not None:
+                continue  # all signal options come together, before --signal
+            if option.dest == "signal":
+                options.extend(signals.values())
+            options.append((option, option.help))
+        parameters = []
+        if action in ARGUMENTS:
+            dest, text = ARGUMENTS[action]
+            kind: Any = Annotated[Optional[list[str]], typer.Argument(help=text, show_default=False)]
+            parameters.append(inspect.Parameter(dest, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=None))
+        by_parameter: dict[str, Option] = {}
+        for number, (option, text) in enumerate(options):
+            name = option.dest if option.signal is None else f"signal_{number}"
+            by_parameter[name] = option
+            default = None if option.takes_value else False
+            parameters.append(
+                inspect.Parameter(
+                    name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation(option, text), default=default
+                )
+            )
+        module = importlib.import_module(f"mem_cli.commands.{action}")
+        kernel = self.kernel
+
+        def command(**given: Any) -> None:
+            values: dict[str, Any] = {}
+            chosen: dict[str, str] = {}
+            for name, value in given.items():
+                option = by_parameter.get(name)
+                if option is None:  # the positional argument
+                    values[name] = value
+                elif option.signal is not None:
+                    if value is not None:
+                        chosen[option.signal] = value
+                else:
+                    values[option.dest] = value
+            if action in SIGNAL_ACTIONS:
+                values["signals"] = chosen
+            module.run(values, kernel)
+
+        command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+        command.__name__ = command.__qualname__ = action
+        self.app.command(name=action, help=module.HELP)(command)
+
+    # -- plugins' commands ---------------------------------------------------------
+
+    def _add_plugin_commands(self, kernel: Kernel) -> None:
+        """Call ``mem_register_commands(app=...)`` through the relay, one
+        plugin at a time, so that one failing plugin leaves out only its own
+        commands."""
+        pm = kernel.pm
+        impls = getattr(pm.hook, COMMANDS_HOOK).get_hookimpls()
+        plugins = [impl.plugin for impl in impls]
+        for impl in impls:
+            caller = pm.subset_hook_caller(COMMANDS_HOOK, remove_plugins=[p for p in plugins if p is not impl.plugin])
+            before = (len(self.app.registered_commands), len(self.app.registered_groups))
+            known = len(self.commands())
+            try:
+                caller(app=self.app)
+                added = len(self.app.registered_commands) + len(self.app.registered_groups) - sum(before)
+                if len(self.commands()) != known + added:
+                    raise MemError("it adds a command whose name is already taken")
+            except Exception as exc:
+                del self.app.registered_commands[before[0] :]
+                del self.app.registered_groups[before[1] :]
+                self.broken.append(f"plugin '{impl.plugin_name}' failed in {COMMANDS_HOOK}: {exc}")
 
 
-def typer_args(action: str, values: dict[str, object], words: list[str]) -> list[str]:
-    """Arguments for typer that carry what the compat parser found for one of
-    the five actions (the options it does not use are left out)."""
-    spelling = {option.dest: name for name, option in OPTIONS.items() if name.startswith("--")}
-    args = [action]
-    for dest in ACTION_OPTIONS.get(action, ()):
-        if dest not in values:
-            continue
-        value = values[dest]
-        if value is True:
-            args.append(spelling[dest])
-        elif isinstance(value, list):
-            for item in value:
-                args.extend([spelling[dest], item])
-        else:
-            args.extend([spelling[dest], str(value)])
-    if action == "recall" and words:
-        args.extend(["--", *words])
-    return args
+def make_app(kernel: Kernel | None = None) -> typer.Typer:
+    """The typer application of ``mem`` (for embedding and tests); with a
+    kernel, with its plugins' signal options and commands."""
+    return CommandLine(kernel).app
+
+
+def _kernel() -> Kernel | None:
+    """The kernel for the plugins' options and commands; without one (a
+    plugin fails with ``MEM_STRICT_PLUGINS=1``) the built-in commands still work."""
+    from mem_core.kernel import Kernel
+
+    try:
+        return Kernel()
+    except MemError:
+        return None
 
 
 def _usage_message(exc: Exception) -> str:
@@ -86,21 +219,34 @@ def _usage_message(exc: Exception) -> str:
     return exc.format_message()  # type: ignore[attr-defined]
 
 
-def run_typer(args: Sequence[str], action: str, json_mode: bool) -> int:
+def _invoke(cli: CommandLine, args: Sequence[str]) -> int:
+    command = typer.main.get_command(cli.app)
+    try:
+        result = command.main(args=list(args), prog_name="mem", standalone_mode=False, obj=cli.kernel)
+    except click_exceptions.NoArgsIsHelpError as exc:
+        output.out(exc.format_message())
+        return ExitCode.FAILURE
+    except click_exceptions.UsageError as exc:
+        raise UsageError(_usage_message(exc)) from None
+    except typer.Abort:
+        raise MemError("aborted") from None
+    return int(result) if isinstance(result, int) else ExitCode.OK
+
+
+def run_typer(args: Sequence[str], action: str, json_mode: bool, kernel: Kernel | None = None) -> int:
     """Run the typer application on ``args``; returns the exit code."""
-    from mem_cli.main import run_action
+    return run_action(action, lambda: _invoke(CommandLine(kernel or _kernel()), args), json_mode)
 
-    def call() -> int:
-        command = typer.main.get_command(app)
-        try:
-            result = command.main(args=list(args), prog_name="mem", standalone_mode=False)
-        except click_exceptions.NoArgsIsHelpError as exc:
-            output.out(exc.format_message())
-            return ExitCode.FAILURE
-        except click_exceptions.UsageError as exc:
-            raise UsageError(_usage_message(exc)) from None
-        except typer.Abort:
-            raise MemError("aborted") from None
-        return int(result) if isinstance(result, int) else ExitCode.OK
 
-    return run_action(action, call, json_mode)
+def run_command(action: str, args: Sequence[str], json_mode: bool, kernel: Kernel | None = None) -> int:
+    """Run ``action``, which is not a built-in command: a plugin's command,
+    or the unknown-action error listing every command there is."""
+    cli = CommandLine(kernel or _kernel())
+    names = cli.commands()
+    if action in names:
+        return run_action(action, lambda: _invoke(cli, args), json_mode)
+    for problem in cli.broken:
+        output.err(f"mem: {problem}")
+    listed = [*COMMANDS, *(name for name in names if name not in COMMANDS)]
+    output.err(f"mem: unknown action '{action}' — expected " + " | ".join(listed))
+    return ExitCode.FAILURE

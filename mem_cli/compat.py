@@ -1,5 +1,5 @@
 """Command-line parsing of the five actions, exactly as ``bmad-plus mem``
-(commander) parses them.
+(commander) parses them, from the command table (:mod:`mem_cli.table`).
 
 ``bmad-plus mem`` declares every option on the ``mem`` command itself, so each
 action accepts all of them (and ignores those it does not use), options may
@@ -13,58 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["Option", "OPTIONS", "ACTION_OPTIONS", "ACTIONS", "Parsed", "parse"]
+from mem_cli.table import ACTION_OPTIONS, OPTIONS, SUGGESTABLE, Option
 
-
-class Option:
-    """One option: where its value goes and how commander names it in errors."""
-
-    __slots__ = ("dest", "flags", "takes_value", "multiple")
-
-    def __init__(self, dest: str, flags: str, takes_value: bool = True, multiple: bool = False) -> None:
-        self.dest = dest
-        self.flags = flags
-        self.takes_value = takes_value
-        self.multiple = multiple
-
-
-_DIRECTORY = Option("directory", "-d, --directory <path>")
-
-#: every option of ``bmad-plus mem`` (plus ``--signal``, mem's own), by spelling
-OPTIONS: dict[str, Option] = {
-    "-d": _DIRECTORY,
-    "--directory": _DIRECTORY,
-    "--scope": Option("scope", "--scope <scope>"),
-    "--portfolio": Option("portfolio", "--portfolio <path>"),
-    "--limit": Option("limit", "--limit <n>"),
-    "--ranking": Option("ranking", "--ranking <mode>"),
-    "--context-scope": Option("context_scope", "--context-scope <paths>"),
-    "--input": Option("input", "--input <file>"),
-    "--agent": Option("agent", "--agent <name>"),
-    "--cli": Option("cli", "--cli <name>"),
-    "--model": Option("model", "--model <id>"),
-    "--task": Option("task", "--task <text>"),
-    "--outcome": Option("outcome", "--outcome <outcome>"),
-    "--pattern": Option("pattern", "--pattern <id>"),
-    "--eval": Option("eval", "--eval <score>"),
-    "--accept": Option("accept", "--accept <bool>"),
-    "--ci": Option("ci", "--ci <result>"),
-    "--evidence": Option("evidence", "--evidence <ids>"),
-    "--signal": Option("signal", "--signal <name=value>", multiple=True),
-    "--json": Option("json", "--json", takes_value=False),
-}
-
-#: the options each action uses (the others are accepted and ignored)
-ACTION_OPTIONS: dict[str, tuple[str, ...]] = {
-    "recall": ("directory", "scope", "portfolio", "limit", "ranking", "context_scope", "json"),
-    "write": ("directory", "agent", "cli", "model", "task", "outcome", "eval", "accept", "ci", "signal", "json"),
-    "reinforce": ("directory", "pattern", "eval", "accept", "ci", "signal", "evidence", "json"),
-    "observe": ("directory", "input", "json"),
-    "outcomes": ("directory", "json"),
-}
-
-ACTIONS = tuple(ACTION_OPTIONS)
+__all__ = ["Parsed", "parse", "suggest"]
 
 #: commander takes a word that looks like a negative number for an argument,
 #: not an option (``mem recall cache -5``)
@@ -72,35 +25,49 @@ _NEGATIVE_NUMBER = re.compile(r"-(?:[0-9]+|[0-9]*\.[0-9]+)(?:e[+-]?[0-9]+)?")
 
 
 class Parsed:
-    """The action, the option values it uses, and the query words."""
+    """The action, the option values given, and the query words."""
 
     def __init__(self) -> None:
         self.action: str | None = None
-        self.values: dict[str, object] = {}
+        self.values: dict[str, Any] = {}  # option dest -> value
+        self.signals: dict[str, str] = {}  # reward signal name -> text of its own option
         self.words: list[str] = []
         self.json = False
         self.help = False
         self.rest: list[str] = []  # the arguments after the action, as given
+        #: the long options not in the table (``--review``), in order: a
+        #: plugin's reward signal may own one of them
+        self.unknown_long: list[str] = []
         #: the usage problem commander would report (a missing value at once,
         #: else the first unknown option), and its "(Did you mean …?)" line
         self.problem: str | None = None
         self.suggestion = ""
 
-    def kwargs(self) -> dict[str, object]:
-        """Keyword arguments for the action's handler."""
+    def command_values(self) -> dict[str, Any]:
+        """What the action's command module takes: every option it uses (by
+        dest; ``None``, or false for ``--json``, when not given), the reward
+        signals given by their own options (``signals``) and, for recall, the
+        query words (``query``)."""
         assert self.action is not None
-        wanted = ACTION_OPTIONS[self.action]
-        kwargs = {dest: self.values.get(dest, False if dest == "json" else None) for dest in wanted}
+        values: dict[str, Any] = {}
+        for option in ACTION_OPTIONS[self.action]:
+            if option.signal is None:
+                values[option.dest] = self.values.get(option.dest, None if option.takes_value else False)
+        if any(option.signal for option in ACTION_OPTIONS[self.action]):
+            values["signals"] = dict(self.signals)
         if self.action == "recall":
-            kwargs["query"] = self.words
-        return kwargs
+            values["query"] = self.words
+        return values
 
 
-def parse(args: Sequence[str]) -> Parsed:
+def parse(args: Sequence[str], extra: Sequence[Option] = ()) -> Parsed:
     """Parse ``mem`` arguments. The action is the first word that is neither
     an option nor an option's value; the first unknown option or missing value
     is kept in :attr:`Parsed.problem` (it is an error for the five actions;
-    other commands are parsed again by typer)."""
+    other commands are parsed again by typer). ``extra`` are more options
+    (the reward signals plugins register), known to every action as the
+    table's are."""
+    options = OPTIONS if not extra else {**OPTIONS, **{o.long: o for o in extra}}
     parsed = Parsed()
     problem: str | None = None
     unknown: str | None = None
@@ -125,15 +92,15 @@ def parse(args: Sequence[str]) -> Parsed:
             else:
                 name, inline = token[:2], token[2:]
                 eq = "=" if inline else ""
-            option = OPTIONS.get(name)
-            if option is None or (not option.takes_value and eq and token.startswith("--")):
+            option = options.get(name)
+            if option is None or (not option.takes_value and eq):
                 # commander reports unknown options after the whole line is read
+                # (``--json=1``, ``-j=…``: unknown too)
                 unknown = unknown or token
+                if option is None and token.startswith("--"):
+                    parsed.unknown_long.append(name)
                 continue
             if not option.takes_value:
-                if eq:  # -j=… : an unknown short option in commander
-                    unknown = unknown or token
-                    continue
                 parsed.values[option.dest] = True
                 parsed.json = parsed.json or option.dest == "json"
                 continue
@@ -145,10 +112,10 @@ def parse(args: Sequence[str]) -> Parsed:
             else:  # commander fails at once on a missing value
                 problem = problem or f"option '{option.flags}' argument missing"
                 continue
-            if option.multiple:
-                items = parsed.values.setdefault(option.dest, [])
-                assert isinstance(items, list)
-                items.append(value)
+            if option.signal is not None:
+                parsed.signals[option.signal] = value
+            elif option.multiple:
+                parsed.values.setdefault(option.dest, []).append(value)
             else:
                 parsed.values[option.dest] = value
             continue
@@ -162,18 +129,9 @@ def parse(args: Sequence[str]) -> Parsed:
         parsed.rest = list(args[:action_index]) + list(args[action_index + 1 :])
     if problem is None and unknown is not None:
         problem = f"unknown option '{unknown}'"
-        parsed.suggestion = suggest(unknown)
+        parsed.suggestion = suggest(unknown, tuple(o.long for o in extra))
     parsed.problem = problem
     return parsed
-
-
-#: the long options commander knows for ``mem`` (declaration order), then
-#: the help option and the program's ``--version``: what it suggests from
-_SUGGESTABLE = (
-    "--directory", "--scope", "--portfolio", "--limit", "--ranking", "--context-scope", "--input",
-    "--agent", "--cli", "--model", "--task", "--outcome", "--pattern", "--eval", "--accept", "--ci",
-    "--evidence", "--json", "--help", "--version",
-)  # fmt: skip
 
 
 def _edit_distance(a: str, b: str) -> int:
@@ -192,14 +150,15 @@ def _edit_distance(a: str, b: str) -> int:
     return d[len(a)][len(b)]
 
 
-def suggest(flag: str) -> str:
-    """commander's "(Did you mean …?)" line for an unknown long option, or ""."""
+def suggest(flag: str, extra: Sequence[str] = ()) -> str:
+    """commander's "(Did you mean …?)" line for an unknown long option, or ""
+    (``extra``: more long options to suggest from, the plugins' signals)."""
     if not flag.startswith("--"):
         return ""
     word = flag[2:]
     best = 3
     similar: list[str] = []
-    for candidate in (c[2:] for c in _SUGGESTABLE):
+    for candidate in (c[2:] for c in (*SUGGESTABLE, *extra)):
         if len(candidate) <= 1:
             continue
         distance = _edit_distance(word, candidate)

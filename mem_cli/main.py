@@ -1,42 +1,27 @@
 """The ``mem`` entry point.
 
 The five agent-facing actions are parsed by :mod:`mem_cli.compat` and run
-directly (no typer import on that path); ``--help`` and every other command
-go to the typer application in :mod:`mem_cli.app`.
+directly (no typer import, no plugin manager on that path unless an option
+is not in the command table and may be a plugin's reward signal); ``--help``,
+every other command and the commands plugins add go to the typer application
+in :mod:`mem_cli.app`.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from mem_cli import output
-from mem_cli.compat import ACTIONS, Parsed, parse
-from mem_core.errors import ExitCode, MemError
+from mem_cli.compat import Parsed, parse
+from mem_cli.run import run_action, usage_error
+from mem_cli.table import ACTIONS, COMMANDS, OTHER_COMMANDS
 
-#: every command, in the order the unknown-action message lists them
-#: (the five actions first); tests check it against the typer app
-COMMANDS: tuple[str, ...] = (
-    *ACTIONS,
-    "remember",
-    "memories",
-    "forget",
-    "verify",
-    "context",
-    "plugins",
-    "init",
-    "config",
-)
+if TYPE_CHECKING:
+    from mem_core.kernel import Kernel
 
-
-def _handler(action: str) -> Callable[..., None]:
-    if action in ("recall", "write"):
-        from mem_cli.actions import journal as module
-    elif action == "reinforce":
-        from mem_cli.actions import reinforce as module  # type: ignore[no-redef]
-    else:
-        from mem_cli.actions import evidence as module  # type: ignore[no-redef]
-    return getattr(module, action)
+__all__ = ["main", "COMMANDS"]
 
 
 def _node_text(arg: str) -> str:
@@ -53,74 +38,51 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mem`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
     args = [_node_text(arg) for arg in (sys.argv[1:] if argv is None else argv)]
     parsed = parse(args)
+    kernel: Kernel | None = None
+    if parsed.unknown_long and parsed.action not in OTHER_COMMANDS:
+        # an option the table does not know: perhaps a plugin's reward signal
+        kernel, parsed = _with_plugin_signals(args, parsed)
     action = parsed.action
     if action is None:
         if parsed.help or "--version" in args:
             from mem_cli.app import run_typer
 
-            return run_typer(args, "mem", parsed.json)
-        return _usage_error(parsed, parsed.problem or "missing required argument 'action'")
+            return run_typer(args, "mem", parsed.json, kernel)
+        return usage_error(parsed.problem or "missing required argument 'action'", parsed.suggestion, parsed.json)
     if action not in COMMANDS:
-        output.err(f"mem: unknown action '{action}' — expected " + " | ".join(COMMANDS))
-        return ExitCode.FAILURE
+        from mem_cli.app import run_command
+
+        return run_command(action, [action, *parsed.rest], parsed.json, kernel)
     if action not in ACTIONS:
         from mem_cli.app import run_typer
 
-        return run_typer([action, *parsed.rest], action, parsed.json)
+        return run_typer([action, *parsed.rest], action, parsed.json, kernel)
     if parsed.help:
         from mem_cli.app import run_typer
 
-        return run_typer([action, "--help"], action, parsed.json)
+        return run_typer([action, "--help"], action, parsed.json, kernel)
     if parsed.problem:
-        return _usage_error(parsed, parsed.problem)
-    return run_action(action, lambda: _handler(action)(**parsed.kwargs()), parsed.json)
+        return usage_error(parsed.problem, parsed.suggestion, parsed.json)
+    module = importlib.import_module(f"mem_cli.commands.{action}")
+    values = parsed.command_values()
+    return run_action(action, lambda: module.run(values, kernel), parsed.json)
 
 
-def _usage_error(parsed: Parsed, message: str) -> int:
-    """A command-line error, worded as commander (``bmad-plus mem``) words it
-    (``error: …`` on stderr, with its "Did you mean" line); ``{"error": …}``
-    with ``--json``."""
-    if parsed.json:
-        output.error("", message, True)
-    else:
-        output.err("error: " + message + ("\n" + parsed.suggestion if parsed.suggestion else ""))
-    return ExitCode.FAILURE
+def _with_plugin_signals(args: list[str], parsed: Parsed) -> tuple[Kernel | None, Parsed]:
+    """The kernel, and ``args`` parsed again with an option for each reward
+    signal plugins register (``--review``): commander would know them as it
+    knows ``--eval``. Without a kernel (a broken plugin under
+    ``MEM_STRICT_PLUGINS=1``), or if a signal plugin fails, ``parsed`` stands."""
+    from mem_cli.table import signal_options
+    from mem_core.errors import MemError
+    from mem_core.kernel import Kernel
 
-
-def run_action(action: str, call: Callable[[], int | None], json_mode: bool) -> int:
-    """Run one command body (its result, if an int, is the exit code); every
-    failure becomes its one-line message — the one place that maps errors.
-
-    The cyclic garbage collector is paused meanwhile: a recall allocates one
-    candidate per journal event and section and frees them all at exit, and
-    collections of that young garbage cost more than a tenth of its time.
-    """
-    import gc
-
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        result = call()
-    except MemError as exc:
-        for note in exc.notes:
-            output.err(f"mem {action}: {note}" if action else f"mem: {note}")
-        output.error(action, exc.message, json_mode)
-        return int(exc.exit_code)
-    except BrokenPipeError:  # e.g. `mem recall x | head -1`
-        return output.broken_pipe()
-    except KeyboardInterrupt:
-        output.error(action, "interrupted", json_mode)
-        return ExitCode.FAILURE
-    except Exception as exc:  # never a traceback, unless MEM_DEBUG=1
-        from mem_core.settings import debug_enabled
-
-        if debug_enabled():
-            import traceback
-
-            traceback.print_exc()
-        output.error(action, str(exc) or type(exc).__name__, json_mode)
-        return ExitCode.FAILURE
-    finally:
-        if collecting:
-            gc.enable()
-    return int(result) if isinstance(result, int) else ExitCode.OK
+        kernel = Kernel()
+    except MemError:
+        return None, parsed
+    try:
+        extra = signal_options(kernel)
+    except MemError:
+        return kernel, parsed
+    return kernel, (parse(args, extra) if extra else parsed)

@@ -1,28 +1,41 @@
-"""Options shared by several commands."""
+"""typer parameters built from the command table, and the options the
+structured-memory commands share."""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
-Directory = Annotated[
-    Optional[str],
-    typer.Option("-d", "--directory", help="Project directory (default: current directory).", metavar="PATH"),
-]
-Json = Annotated[bool, typer.Option("--json", help='Machine-readable JSON output; errors become {"error": ...}.')]
+from mem_cli.table import OPTIONS, Option
 
-#: the three default reward signals (``write`` and ``reinforce``)
-Eval = Annotated[
-    Optional[str],
-    typer.Option("--eval", help="Reward signal: eval suite score in [0,1] (weight 0.5).", metavar="SCORE"),
+__all__ = ["annotation", "Directory", "Json", "Mind", "User", "Ref"]
+
+
+def annotation(option: Option, help: str | None = None) -> Any:
+    """The ``Annotated[...]`` typer parameter type of a table option (``help``
+    replaces the table's text: a reward signal's own)."""
+    text = option.help if help is None else help
+    if not option.takes_value:
+        return Annotated[bool, typer.Option(*option.spellings, help=text)]
+    kind: Any = Optional[list[str]] if option.multiple else Optional[str]
+    return Annotated[kind, typer.Option(*option.spellings, help=text, metavar=option.metavar.upper())]
+
+
+Directory = annotation(OPTIONS["--directory"])
+Json = annotation(OPTIONS["--json"])
+
+Mind = Annotated[
+    Optional[str], typer.Option(help="The mind (memory namespace) to use.  [default: default]", metavar="NAME")
 ]
-Accept = Annotated[
-    Optional[str], typer.Option(help="Reward signal: true | false | yes | no | [0,1] (weight 0.3).", metavar="BOOL")
+User = Annotated[
+    bool,
+    typer.Option(
+        "--user",
+        help="Use the user-level store (memories about you that hold across projects) instead of the project's.",
+    ),
 ]
-Ci = Annotated[Optional[str], typer.Option(help="Reward signal: pass | fail | [0,1] (weight 0.2).", metavar="RESULT")]
-#: a plugin's reward signal
-Signal = Annotated[
-    Optional[list[str]],
-    typer.Option(help="A plugin's reward signal, NAME=VALUE (repeatable); see `mem plugins`.", metavar="NAME=VALUE"),
+#: the memory a command acts on
+Ref = Annotated[
+    str, typer.Argument(help="The memory: its id (mem_…) or <category>/<key>.", metavar="REF", show_default=False)
 ]

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    import typer
+
     from mem_core.adapters.interfaces import Adapter
     from mem_core.evidence.interfaces import OutcomeVerifier
     from mem_core.kernel import PluginContext
@@ -119,6 +121,25 @@ def mem_register_adapters(context: PluginContext) -> list[type[Adapter]]:
     ``--assistant <name>``.
 
     :param context: the settings, the project and the ``mem`` version.
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
+def mem_register_commands(app: typer.Typer) -> None:
+    """Add commands to the ``mem`` command line.
+
+    ``app`` is the :class:`typer.Typer` application of ``mem``; add a command
+    with ``app.command()(function)`` (or a group with ``app.add_typer``). It is
+    then reachable as ``mem <its name>`` and listed in ``mem --help``. The
+    hook is called only when the typer application is built (``--help``,
+    the commands beyond the five actions), never on the path of
+    ``mem recall``/``mem write``. A command whose name is already taken, or an
+    implementation that raises, is left out and reported for its plugin; the
+    other commands are unaffected.
+
+    :param app: the typer application to add commands to.
 
     .. versionadded:: 0.2
     """

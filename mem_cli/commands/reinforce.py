@@ -1,38 +1,35 @@
-"""typer declaration of ``mem reinforce`` (help texts; the body is in
-:mod:`mem_cli.actions.reinforce`)."""
+"""``mem reinforce``: fold reward signals into a pattern score (mem-cli.md §4)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-import typer
+from mem_cli import output
+from mem_cli.commands import given_signals
 
-from mem_cli.actions import reinforce as actions
-from mem_cli.options import Accept, Ci, Directory, Eval, Json, Signal
+if TYPE_CHECKING:
+    from mem_core.kernel import Kernel
 
-Value = Optional[str]
-
-
-def reinforce(
-    directory: Directory = None,
-    pattern: Annotated[
-        Value, typer.Option(help="Pattern id to reinforce: its heading in patterns.md (required).", metavar="ID")
-    ] = None,
-    eval_: Eval = None,
-    accept: Accept = None,
-    ci: Ci = None,
-    signal: Signal = None,
-    evidence: Annotated[
-        Value,
-        typer.Option(
-            help="Comma-separated journal event ids backing the reinforcement (copied into a promotion).", metavar="IDS"
-        ),
-    ] = None,
-    json: Json = False,
-) -> None:
-    """Apply a reward to a pattern score (promotions are PROPOSED only, never applied)."""
-    actions.reinforce(directory, pattern, eval_, accept, ci, signal, evidence, json)
+HELP = "Apply a reward to a pattern score (promotions are PROPOSED only, never applied)."
 
 
-def register(app: typer.Typer) -> None:
-    app.command()(reinforce)
+def run(values: Mapping[str, Any], kernel: Kernel | None = None) -> None:
+    """Text lines are printed one by one, as the reference prints them: when a
+    stored score cannot be formatted, the lines before it are already out."""
+    from mem_core.reinforcement.api import reinforce
+
+    result = reinforce(
+        values["pattern"],
+        directory=values["directory"],
+        signals=given_signals(values),
+        evidence=values["evidence"],
+        kernel=kernel,
+    )
+    if values["json"]:
+        output.out_json(result)
+        return
+    from mem_cli import render
+
+    for line in render.reinforce(result):
+        output.out(line)

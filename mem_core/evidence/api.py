@@ -355,13 +355,6 @@ class OutcomesResult:
     def to_json(self) -> dict[str, Any]:
         return {"count": len(self.results), "results": self.results}
 
-    def lines(self) -> list[str]:
-        """``<id>: accepted-current`` or ``<id>: <reason>`` per receipt."""
-        return [
-            f"{js_string(r.get('id', UNDEFINED))}: {'accepted-current' if r['eligible'] else r['reason']}"
-            for r in self.results
-        ]
-
 
 def observe(
     input_path: str | None,

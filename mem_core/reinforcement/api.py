@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from mem_core.clock import now_iso
@@ -49,7 +49,7 @@ __all__ = [
     "read_promotions",
     "parse_evidence",
     "proposal",
-    "js_to_fixed",
+    "UNDEFINED",
 ]
 
 #: a promotion is proposed when the posterior mean reaches this …
@@ -149,42 +149,6 @@ class ReinforceResult:
         data["evidenceStatus"] = "self-reported"
         data["rankingEligible"] = False
         return data
-
-    def text_lines(self) -> Iterator[str]:
-        """The text report, line by line. A line that cannot be formatted
-        (a stored score without a numeric elo) raises :class:`MemError` with
-        the message ``bmad-plus mem`` gives, after the lines before it — the
-        update itself is already written, as with the reference."""
-        next_score = self.next
-        yield f'mem reinforce: pattern "{self.pattern_id}"'
-        yield f"  reward   {to_fixed(self.reward, 3)} (from {dumps(self.signals)})"
-        yield (
-            f"  elo      {js_to_fixed(self.previous_elo, 1, 'prevElo')}"
-            f" -> {js_to_fixed(next_score['elo'], 1, 'next.elo')}"
-        )
-        yield (
-            f"  mean     {to_fixed(next_score['mean'], 3)} (alpha={to_fixed(next_score['alpha'], 2)}, "
-            f"beta={to_fixed(next_score['beta'], 2)}, updates={js_string(next_score['updates'])})"
-        )
-        if self.promotion is not None:
-            promotion = self.promotion
-            yield (f"  promotion PROPOSED ({promotion['id']}): {promotion['fromStatus']} -> {promotion['toStatus']}")
-            yield "  awaiting human/Shield approval — never auto-applied (governance guard)"
-        else:
-            yield (
-                f"  promotion: none proposed (needs mean >= {PROMOTION_MEAN} and >= {PROMOTION_MIN_UPDATES} updates)"
-            )
-
-
-def js_to_fixed(value: Any, digits: int, expression: str) -> str:
-    """``<expression>.toFixed(digits)`` on a value read from a file: a number is
-    formatted; anything else fails with V8's message."""
-    if value is UNDEFINED or value is None:
-        kind = "undefined" if value is UNDEFINED else "null"
-        raise MemError(f"Cannot read properties of {kind} (reading 'toFixed')")
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise MemError(f"{expression}.toFixed is not a function")
-    return to_fixed(value, digits)
 
 
 def parse_evidence(evidence: str | Sequence[str] | None) -> list[str]:

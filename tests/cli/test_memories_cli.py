@@ -237,9 +237,9 @@ def test_refusals_have_their_message_exit_1_and_change_nothing(
 def test_every_option_has_a_help_text() -> None:
     import typer
 
-    from mem_cli.app import app
+    from mem_cli.app import make_app
 
-    group = typer.main.get_command(app)
+    group = typer.main.get_command(make_app())
     for name in ("remember", "memories", "forget", "verify", "context"):
         command = group.commands[name]  # type: ignore[attr-defined]
         assert command.help

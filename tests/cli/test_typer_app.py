@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from mem_cli.app import app, run_typer, typer_args
-from mem_cli.compat import ACTION_OPTIONS, OPTIONS, parse
-from mem_cli.main import COMMANDS
+from mem_cli.app import make_app, run_typer
+from mem_cli.compat import Parsed, parse
+from mem_cli.table import ACTION_OPTIONS, COMMANDS, OPTIONS
 from tests.conftest import tree_bytes
 
 CASES = [
@@ -37,12 +37,29 @@ def test_through_typer_equals_through_mem(mem, bmad_project: Path, tmp_path: Pat
     expected = mem(*argv, "-d", str(bmad_project))
     parsed = parse([*argv, "-d", str(other)])
     assert parsed.action is not None
-    got = _capture(
-        mem, lambda: run_typer(typer_args(parsed.action, parsed.values, parsed.words), parsed.action, parsed.json)
-    )
+    got = _capture(mem, lambda: run_typer(_typer_args(parsed), parsed.action, parsed.json))
     assert (got.code, got.out) == (expected.code, expected.out)
     assert got.err == expected.err.replace(str(bmad_project), str(other))
     assert tree_bytes(other) == tree_bytes(bmad_project)
+
+
+def _typer_args(parsed: Parsed) -> list[str]:
+    """The arguments typer takes for what the compat parser found (the
+    options the action does not use are left out)."""
+    assert parsed.action is not None
+    args = [parsed.action]
+    for option in ACTION_OPTIONS[parsed.action]:
+        value = parsed.signals.get(option.signal) if option.signal else parsed.values.get(option.dest)
+        if value is None:
+            continue
+        if value is True:
+            args.append(option.long)
+        else:
+            for item in value if isinstance(value, list) else [value]:
+                args.extend([option.long, item])
+    if parsed.action == "recall" and parsed.words:
+        args.extend(["--", *parsed.words])
+    return args
 
 
 def _capture(mem, call):
@@ -72,7 +89,7 @@ def _capture(mem, call):
 def test_the_typer_app_has_exactly_the_listed_commands() -> None:
     import typer
 
-    names = list(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+    names = list(typer.main.get_command(make_app()).commands)  # type: ignore[attr-defined]
     assert names == list(COMMANDS)
 
 
@@ -80,9 +97,7 @@ def test_the_typer_app_has_exactly_the_listed_commands() -> None:
 def test_each_action_declares_in_typer_the_options_it_uses(action: str) -> None:
     import typer
 
-    command = typer.main.get_command(app).commands[action]  # type: ignore[attr-defined]
-    declared = {opt for param in command.params for opt in param.opts if opt.startswith("--")}
-    spelled = {
-        name for name, option in OPTIONS.items() if name.startswith("--") and option.dest in ACTION_OPTIONS[action]
-    }
+    command = typer.main.get_command(make_app()).commands[action]  # type: ignore[attr-defined]
+    declared = {opt for param in command.params for opt in param.opts if opt.startswith("-")}
+    spelled = {name for name, option in OPTIONS.items() if option in ACTION_OPTIONS[action]}
     assert declared - {"--help"} == spelled

@@ -475,7 +475,9 @@ def test_outcomes_result_json_and_lines(proj: Path, kernel_with_work: Kernel) ->
     result = outcomes(directory=str(proj), kernel=kernel_with_work)
     assert result.to_json() == {"count": 1, "results": [{**record, "eligible": True, "reason": None}]}
     assert list(result.to_json()["results"][0])[-2:] == ["eligible", "reason"]
-    assert result.lines() == [f"{record['id']}: accepted-current"]
+    from mem_cli import render
+
+    assert render.outcomes(result) == f"{record['id']}: accepted-current"
 
 
 def test_receipt_model_round_trip() -> None:

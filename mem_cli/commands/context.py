@@ -1,0 +1,34 @@
+"""``mem context``: the context summary of a mind, for an LLM."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from mem_cli import output, render
+from mem_cli.options import Directory, Json, Mind, User
+
+
+def context(
+    ctx: typer.Context,
+    mind: Mind = None,
+    user: User = False,
+    limit: Annotated[
+        Optional[str], typer.Option(help="Show at most this many memories (the counts stay totals).", metavar="N")
+    ] = None,
+    directory: Directory = None,
+    json: Json = False,
+) -> None:
+    """The context summary of a mind: plain text for an LLM, critical first, expired left out."""
+    from mem_core.memories.api import context_summary
+
+    result = context_summary(mind=mind, user=user, limit=limit, directory=directory, kernel=ctx.obj)
+    if json:
+        output.out_json(result)
+        return
+    output.out(render.context(result))
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(context)

@@ -1,0 +1,86 @@
+"""``mem remember``: store a structured memory (structured-memory.md)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from mem_cli import output, render
+from mem_cli.options import Directory, Json, Mind, User
+
+Value = Optional[str]
+
+
+def remember(
+    ctx: typer.Context,
+    category: Annotated[
+        str,
+        typer.Argument(
+            help="identity | preference | fact | project | skill | mistake | context | note",
+            metavar="CATEGORY",
+            show_default=False,
+        ),
+    ],
+    key: Annotated[
+        str,
+        typer.Argument(
+            help="Stable snake_case key, unique within (mind, category); storing it again updates.",
+            metavar="KEY",
+            show_default=False,
+        ),
+    ],
+    content: Annotated[
+        list[str],
+        typer.Argument(help="The memory (words are joined with spaces).", metavar="CONTENT...", show_default=False),
+    ],
+    tag: Annotated[
+        Optional[list[str]],
+        typer.Option(help="A tag (repeatable, or comma-separated); stored lower-case.", metavar="TAG"),
+    ] = None,
+    priority: Annotated[
+        Value, typer.Option(help="low | normal | high | critical.  [default: normal]", metavar="P")
+    ] = None,
+    confidence: Annotated[Value, typer.Option(help="0 to 1.  [default: 0.7, or 1 with --as-user]", metavar="C")] = None,
+    expires: Annotated[
+        Value,
+        typer.Option(
+            help="When it expires: an ISO-8601 date or time, or a duration like 7d, 12h, 30m.", metavar="WHEN"
+        ),
+    ] = None,
+    mind: Mind = None,
+    user: User = False,
+    as_user: Annotated[
+        bool,
+        typer.Option(
+            "--as-user", help="Store it as said by you (source user, verified); asks you to confirm on the terminal."
+        ),
+    ] = False,
+    directory: Directory = None,
+    json: Json = False,
+) -> None:
+    """Store a structured memory, or update the one with the same category and key."""
+    from mem_core.memories.api import remember as run
+
+    result = run(
+        category,
+        key,
+        " ".join(content),
+        tags=tag,
+        priority=priority,
+        confidence=confidence,
+        expires=expires,
+        mind=mind,
+        user=user,
+        as_user=as_user,
+        directory=directory,
+        kernel=ctx.obj,
+    )
+    if json:
+        output.out_json(result)
+        return
+    output.out(render.remember(result))
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(remember)

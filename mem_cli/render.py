@@ -1,0 +1,212 @@
+"""Every text renderer of ``mem``: a result object in, the text ``mem``
+prints out (JSON output is the result's own ``to_json()``).
+
+The five actions print exactly what ``bmad-plus mem`` prints (mem-cli.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from mem_core.errors import MemError
+from mem_core.js.jsonfmt import dumps, js_number, to_fixed
+from mem_core.js.values import js_string
+from mem_core.retrieval.text import one_line
+
+if TYPE_CHECKING:
+    from mem_core.evidence.api import ObserveResult, OutcomesResult
+    from mem_core.journal.api import WriteResult
+    from mem_core.kernel.report import PluginsReport
+    from mem_core.memories.api import (
+        ContextSummary,
+        ForgetResult,
+        MemoriesResult,
+        Memory,
+        RememberResult,
+        VerifyResult,
+    )
+    from mem_core.reinforcement.api import ReinforceResult
+    from mem_core.retrieval.api import RecallResult
+
+__all__ = [
+    "recall_skipped",
+    "recall",
+    "write",
+    "reinforce",
+    "observe",
+    "outcomes",
+    "remember",
+    "memories",
+    "forget",
+    "verify",
+    "context",
+    "plugins",
+]
+
+
+# -- the five actions ---------------------------------------------------------------
+
+
+def recall_skipped(result: RecallResult) -> list[str]:
+    """The stderr lines of a recall: one per file that could not be read."""
+    return [f"mem recall: skipped {skipped['path']}: {skipped['reason']}" for skipped in result.skipped]
+
+
+def recall(result: RecallResult) -> str:
+    """``mem recall``: the ranked matches (mem-cli.md §2)."""
+    if not result.results:
+        return f'mem recall: no matches for "{result.query}" (scope: {result.scope})'
+    lines = [f'mem recall: {len(result.results)} match(es) for "{result.query}" (scope: {result.scope})']
+    for i, hit in enumerate(result.results, 1):
+        fields = hit.fields
+        source, ref = js_string(fields["source"]), js_string(fields["ref"])
+        origin = f"event {source}#{ref}" if fields["kind"] == "event" else f"{fields['kind']} {source} § {ref}"
+        lines.append(f"  {i}. [{to_fixed(hit.score, 3)}] {origin}")
+        lines.append(f"     {one_line(js_string(fields['text']))}")
+    return "\n".join(lines)
+
+
+def write(result: WriteResult) -> str:
+    """``mem write``: the event appended (§3)."""
+    event = result.written
+    lines = [
+        f"mem write: event {event['id']} appended ({event['ts']})",
+        f"  agent={event['agent']} cli={event['cli'] or '-'} model={event['model'] or '-'} "
+        f"outcome={event['outcome'] or '-'}",
+    ]
+    if event["task"]:
+        lines.append(f"  task: {one_line(event['task'])}")
+    return "\n".join(lines)
+
+
+def reinforce(result: ReinforceResult) -> Iterator[str]:
+    """``mem reinforce`` (§4), line by line. A line that cannot be formatted
+    (a stored score without a numeric elo) raises :class:`MemError` with the
+    message ``bmad-plus mem`` gives, after the lines before it — the update
+    itself is already written, as with the reference."""
+    from mem_core.reinforcement.api import PROMOTION_MEAN, PROMOTION_MIN_UPDATES
+
+    next_score = result.next
+    yield f'mem reinforce: pattern "{result.pattern_id}"'
+    yield f"  reward   {to_fixed(result.reward, 3)} (from {dumps(result.signals)})"
+    yield (
+        f"  elo      {js_to_fixed(result.previous_elo, 1, 'prevElo')}"
+        f" -> {js_to_fixed(next_score['elo'], 1, 'next.elo')}"
+    )
+    yield (
+        f"  mean     {to_fixed(next_score['mean'], 3)} (alpha={to_fixed(next_score['alpha'], 2)}, "
+        f"beta={to_fixed(next_score['beta'], 2)}, updates={js_string(next_score['updates'])})"
+    )
+    if result.promotion is not None:
+        promotion = result.promotion
+        yield f"  promotion PROPOSED ({promotion['id']}): {promotion['fromStatus']} -> {promotion['toStatus']}"
+        yield "  awaiting human/Shield approval — never auto-applied (governance guard)"
+    else:
+        yield f"  promotion: none proposed (needs mean >= {PROMOTION_MEAN} and >= {PROMOTION_MIN_UPDATES} updates)"
+
+
+def js_to_fixed(value: Any, digits: int, expression: str) -> str:
+    """``<expression>.toFixed(digits)`` on a value read from a file: a number is
+    formatted; anything else fails with V8's message."""
+    from mem_core.reinforcement.api import UNDEFINED
+
+    if value is UNDEFINED or value is None:
+        kind = "undefined" if value is UNDEFINED else "null"
+        raise MemError(f"Cannot read properties of {kind} (reading 'toFixed')")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise MemError(f"{expression}.toFixed is not a function")
+    return to_fixed(value, digits)
+
+
+def observe(result: ObserveResult) -> str:
+    """``mem observe``: the receipt recorded (§5)."""
+    return f"mem observe: {result.id} recorded; lesson causality remains unmeasured."
+
+
+def outcomes(result: OutcomesResult) -> str:
+    """``mem outcomes``: ``<id>: accepted-current`` or ``<id>: <reason>`` per
+    receipt (§6)."""
+    from mem_core.js.record import UNDEFINED
+    from mem_core.js.record import js_string as record_string
+
+    lines = [
+        f"{record_string(r.get('id', UNDEFINED))}: {'accepted-current' if r['eligible'] else r['reason']}"
+        for r in result.results
+    ]
+    return "\n".join(lines) or "mem outcomes: no observations."
+
+
+# -- structured memories (structured-memory.md) -------------------------------------
+
+
+def remember(result: RememberResult) -> str:
+    memory = result.memory
+    status = "created" if result.created else "updated" if result.changed else "unchanged"
+    return (
+        f"mem remember: {status} {memory.ref} ({memory.id}) in mind {memory.mind_id}, {result.store} store\n"
+        f"  {_details(memory)}"
+    )
+
+
+def memories(result: MemoriesResult) -> str:
+    where = f"in mind {result.mind} ({result.store} store)"
+    n = len(result.memories)
+    if result.search is not None:
+        head = f'{n} match(es) for "{result.search}"' if n else f'no matches for "{result.search}"'
+    elif result.expiring is not None:
+        head = f"{n} expiring within {result.expiring}" if n else f"none expiring within {result.expiring}"
+    else:
+        head = f"{n} memor{'y' if n == 1 else 'ies'}" if n else "no memories"
+    lines = [f"mem memories: {head} {where}"]
+    for number, memory in enumerate(result.memories, 1):
+        marks = f"[{'verified' if memory.verified else 'unverified'}]"
+        if memory.expired(result.now):
+            marks += " [expired]"
+        lines.append(f"  {number}. {memory.ref} ({memory.priority.upper()}) {marks}")
+        lines.append(f"     {one_line(memory.content)}")
+        lines.append(f"     {_details(memory, listing=True)}")
+    return "\n".join(lines)
+
+
+def _details(memory: Memory, listing: bool = False) -> str:
+    """``key=value`` details of a memory (a listing's first line already
+    shows the priority and the verification)."""
+    tags = ",".join(memory.tags) or "-"
+    rest = f"confidence={js_number(memory.confidence)} expires={memory.expires_at or '-'} tags={tags}"
+    if listing:
+        return f"source={memory.source} {rest} id={memory.id}"
+    verified = "true" if memory.verified else "false"
+    return f"priority={memory.priority} source={memory.source} verified={verified} {rest}"
+
+
+def forget(result: ForgetResult) -> str:
+    memory = result.memory
+    return f"mem forget: forgot {memory.ref} ({memory.id}) from mind {memory.mind_id}, {result.store} store"
+
+
+def verify(result: VerifyResult) -> str:
+    memory = result.memory
+    where = f"mind {memory.mind_id}, {result.store} store"
+    if result.changed:
+        return f"mem verify: verified {memory.ref} ({memory.id}) in {where}"
+    return f"mem verify: {memory.ref} ({memory.id}) was already verified ({where})"
+
+
+def context(result: ContextSummary) -> str:
+    """The summary text itself (it is part of the result: an LLM reads it)."""
+    return result.text
+
+
+# -- plugins ------------------------------------------------------------------------
+
+
+def plugins(report: PluginsReport) -> str:
+    lines = [f"mem plugins: {len(report.plugins)} plugin(s)"]
+    for row in report.plugins:
+        provides = ", ".join(f"{p['kind']} {p['name']}" for p in row["provides"]) or "-"
+        version = f" {row['version']}" if row["version"] else ""
+        lines.append(f"  {row['name']} ({row['origin']}: {row['provider']}{version}): {provides}")
+        if row["error"]:
+            lines.append(f"    BROKEN: {row['error']}")
+    return "\n".join(lines)

@@ -1,0 +1,61 @@
+"""Running one command body: the one place that maps failures to messages
+and exit codes (shared by the fast path and typer)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mem_cli import output
+from mem_core.errors import ExitCode, MemError
+
+__all__ = ["run_action", "usage_error"]
+
+
+def run_action(action: str, call: Callable[[], int | None], json_mode: bool) -> int:
+    """Run one command body (its result, if an int, is the exit code); every
+    failure becomes its one-line message.
+
+    The cyclic garbage collector is paused meanwhile: a recall allocates one
+    candidate per journal event and section and frees them all at exit, and
+    collections of that young garbage cost more than a tenth of its time.
+    """
+    import gc
+
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        result = call()
+    except MemError as exc:
+        for note in exc.notes:
+            output.err(f"mem {action}: {note}" if action else f"mem: {note}")
+        output.error(action, exc.message, json_mode)
+        return int(exc.exit_code)
+    except BrokenPipeError:  # e.g. `mem recall x | head -1`
+        return output.broken_pipe()
+    except KeyboardInterrupt:
+        output.error(action, "interrupted", json_mode)
+        return ExitCode.FAILURE
+    except Exception as exc:  # never a traceback, unless MEM_DEBUG=1
+        from mem_core.settings import debug_enabled
+
+        if debug_enabled():
+            import traceback
+
+            traceback.print_exc()
+        output.error(action, str(exc) or type(exc).__name__, json_mode)
+        return ExitCode.FAILURE
+    finally:
+        if collecting:
+            gc.enable()
+    return int(result) if isinstance(result, int) else ExitCode.OK
+
+
+def usage_error(message: str, suggestion: str, json_mode: bool) -> int:
+    """A command-line error, worded as commander (``bmad-plus mem``) words it
+    (``error: …`` on stderr, with its "Did you mean" line); ``{"error": …}``
+    with ``--json``."""
+    if json_mode:
+        output.error("", message, True)
+    else:
+        output.err("error: " + message + ("\n" + suggestion if suggestion else ""))
+    return ExitCode.FAILURE
