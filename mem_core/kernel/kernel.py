@@ -201,27 +201,27 @@ class Kernel:
         return Registry(kind, entries, broken=broken)
 
     @property
-    def note_sources(self) -> Registry[type[NoteSource]]:
+    def note_sources(self) -> Registry[NoteSource]:
         return self.registry("mem_register_note_sources")
 
     @property
-    def rankers(self) -> Registry[type[Ranker]]:
+    def rankers(self) -> Registry[Ranker]:
         return self.registry("mem_register_rankers")
 
     @property
-    def reward_signals(self) -> Registry[type[RewardSignal]]:
+    def reward_signals(self) -> Registry[RewardSignal]:
         return self.registry("mem_register_reward_signals")
 
     @property
-    def outcome_verifiers(self) -> Registry[type[OutcomeVerifier]]:
+    def outcome_verifiers(self) -> Registry[OutcomeVerifier]:
         return self.registry("mem_register_outcome_verifiers")
 
     @property
-    def stores(self) -> Registry[type[MemoryStore]]:
+    def stores(self) -> Registry[MemoryStore]:
         return self.registry("mem_register_stores")
 
     @property
-    def adapters(self) -> Registry[type[Adapter]]:
+    def adapters(self) -> Registry[Adapter]:
         return self.registry("mem_register_adapters")
 
     def plugin_infos(self) -> list[Any]:
