@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mem_core.plugin import NOTE_DIRS, NOTE_FILES, Candidate, NoteSource, Query, SourceContext, hookimpl
+from mem_core.plugin import NOTE_DIRS, Candidate, NoteSource, Query, SourceContext, hookimpl
+from mem_plugins.sources.markdown import note_candidates
 
 
 class MarkdownNotes(NoteSource):
@@ -19,12 +20,7 @@ class MarkdownNotes(NoteSource):
 
     def candidates(self, query: Query, context: SourceContext) -> Iterator[Candidate]:
         for directory in NOTE_DIRS:
-            for file_name in NOTE_FILES:
-                note = context.sections(query.project, f"{directory}/{file_name}")
-                if note is not None:
-                    path, sections = note
-                    for heading, text in sections:
-                        yield Candidate.note(heading, text, source=file_name, source_file=path)
+            yield from note_candidates(context, query.project, directory)
 
 
 @hookimpl

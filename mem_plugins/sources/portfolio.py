@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mem_core.plugin import NOTE_FILES, Candidate, NoteSource, Query, SourceContext, hookimpl
+from mem_core.plugin import Candidate, NoteSource, Query, SourceContext, hookimpl
+from mem_plugins.sources.markdown import note_candidates
 
 
 class PortfolioBrain(NoteSource):
@@ -20,12 +21,7 @@ class PortfolioBrain(NoteSource):
 
     def candidates(self, query: Query, context: SourceContext) -> Iterator[Candidate]:
         assert query.portfolio is not None
-        for file_name in NOTE_FILES:
-            note = context.sections(query.portfolio, f"memory/{file_name}")
-            if note is not None:
-                path, sections = note
-                for heading, text in sections:
-                    yield Candidate.note(heading, text, source=file_name, source_file=path)
+        yield from note_candidates(context, query.portfolio, "memory")
 
 
 @hookimpl
