@@ -1,0 +1,88 @@
+"""Two builds of ``mem`` side by side, in one run: whole-process median times
+of the agent-facing actions and of ``--help``/``--version``, each build's
+calls interleaved with the other's so that the machine's load hits both
+alike, reported as ratios (this build / the other).
+
+Usage: ``python benchmarks/compare.py --other PATH/TO/OTHER/bin/mem [--runs N]``
+(``tox -e bench -- compare.py --other …`` is not needed: run it with any
+interpreter; each build runs under its own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from run import make_corpus, mem_command  # noqa: E402
+
+ACTIONS = (
+    ("write", ["write", "--agent", "bench", "--task", "measure the write path", "--ci", "pass"]),
+    ("recall", ["recall", "cache", "auth", "values"]),
+    ("recall --json", ["recall", "cache", "auth", "values", "--json"]),
+    ("reinforce", ["reinforce", "--pattern", "Bench pattern", "--accept", "yes"]),
+    ("outcomes", ["outcomes"]),
+    ("memories", ["memories"]),
+)
+
+
+def _time(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark command failed: {' '.join(cmd)}: {proc.stderr.decode().strip()}")
+    return elapsed * 1000
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--other", required=True, help="the other build's mem executable")
+    parser.add_argument("--this", help="this build's mem executable (default: beside this interpreter)")
+    parser.add_argument("--runs", type=int, default=21)
+    args = parser.parse_args(argv)
+    this = [args.this] if args.this else mem_command()
+    other = [args.other]
+    env = dict(os.environ, MEM_NOW="2026-11-30T12:00:00.000Z")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # compiled once, as an installed tool is
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="mem-compare-") as tmp:
+        base = Path(tmp)
+        projects = {}
+        for label in ("empty", "corpus"):
+            for build in ("this", "other"):
+                project = base / f"{label}-{build}"
+                project.mkdir()
+                if label == "corpus":
+                    make_corpus(project)
+                projects[label, build] = project
+        commands = [("--version", ["--version"], None), ("--help", ["--help"], None)]
+        commands += [(f"{action} ({label})", extra, label) for label in ("empty", "corpus") for action, extra in ACTIONS]
+        for name, extra, label in commands:
+            times: dict[str, list[float]] = {"this": [], "other": []}
+            for run in range(args.runs + 1):
+                for build, mem in (("this", this), ("other", other)) if run % 2 else (("other", other), ("this", this)):
+                    where = ["-d", str(projects[label, build])] if label else []
+                    elapsed = _time([*mem, *extra, *where], base, env)
+                    if run:  # the first round warms the caches
+                        times[build].append(elapsed)
+            a, b = statistics.median(times["this"]), statistics.median(times["other"])
+            rows.append((name, a, b, a / b))
+        shutil.rmtree(base, ignore_errors=True)
+    print(f"this: {' '.join(this)}\nother: {' '.join(other)}\nmedian of {args.runs} interleaved runs")
+    print(f"{'command':<26} {'this ms':>9} {'other ms':>9} {'this/other':>11}")
+    for name, a, b, ratio in rows:
+        print(f"{name:<26} {a:>9.1f} {b:>9.1f} {ratio:>11.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
