@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from mem_cli import output
-from mem_cli.commands import evidence, journal, memories, plugins, reinforce
+from mem_cli.commands import evidence, journal, mcp, memories, plugins, reinforce
 from mem_cli.compat import ACTION_OPTIONS, OPTIONS
 from mem_core.errors import ExitCode, MemError, UsageError
 
@@ -51,7 +51,7 @@ def _root(
     """Memory with evidence for coding agents."""
 
 
-for _module in (journal, reinforce, evidence, memories, plugins):
+for _module in (journal, reinforce, evidence, memories, plugins, mcp):
     _module.register(app)
 
 

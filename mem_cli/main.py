@@ -17,7 +17,7 @@ from mem_core.errors import ExitCode, MemError
 
 #: every command, in the order the unknown-action message lists them
 #: (the five actions first); tests check it against the typer app
-COMMANDS: tuple[str, ...] = (*ACTIONS, "remember", "memories", "forget", "verify", "context", "plugins")
+COMMANDS: tuple[str, ...] = (*ACTIONS, "remember", "memories", "forget", "verify", "context", "plugins", "mcp")
 
 
 def _handler(action: str) -> Callable[..., None]:
