@@ -65,7 +65,9 @@ def main(argv: list[str] | None = None) -> int:
                     make_corpus(project)
                 projects[label, build] = project
         commands = [("--version", ["--version"], None), ("--help", ["--help"], None)]
-        commands += [(f"{action} ({label})", extra, label) for label in ("empty", "corpus") for action, extra in ACTIONS]
+        commands += [
+            (f"{action} ({label})", extra, label) for label in ("empty", "corpus") for action, extra in ACTIONS
+        ]
         for name, extra, label in commands:
             times: dict[str, list[float]] = {"this": [], "other": []}
             for run in range(args.runs + 1):
