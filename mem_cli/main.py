@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from mem_cli import output
 from mem_cli.compat import Parsed, parse
 from mem_cli.run import run_action, usage_error
 from mem_cli.table import ACTIONS, COMMANDS, OTHER_COMMANDS
@@ -44,6 +45,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         kernel, parsed = _with_plugin_signals(args, parsed)
     action = parsed.action
     if action is None:
+        if "--version" in args and not parsed.help and not parsed.problem:
+            from mem_core import __version__
+
+            output.out(f"mem {__version__}")  # as typer's --version prints it, without building it
+            return 0
         if parsed.help or "--version" in args:
             from mem_cli.app import run_typer
 

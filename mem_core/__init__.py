@@ -16,7 +16,7 @@ import pluggy
 
 from mem_core.errors import ExitCode, MemError
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 hookimpl = pluggy.HookimplMarker("mem")
 
