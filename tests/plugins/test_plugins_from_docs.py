@@ -27,6 +27,7 @@ from tests.conftest import NOW, REPO, Run, tree_bytes
 
 DOCS = REPO / "docs" / "plugins.md"
 TESTING_DOCS = REPO / "docs" / "testing.md"
+SIGNAL_DOCS = REPO / "docs" / "plugins-reward-signals.md"
 #: the directory that makes ``mem_core`` importable (this worktree)
 MEM_ROOT = Path(mem_core.__file__).resolve().parent.parent
 #: a fenced Python block whose first line names its file: ``# file: mem_todo.py``
@@ -47,6 +48,7 @@ PLUGINS = {
 
 def doc_files() -> dict[str, str]:
     files = dict(FILE_BLOCK.findall(DOCS.read_text(encoding="utf-8")))
+    files.update(FILE_BLOCK.findall(SIGNAL_DOCS.read_text(encoding="utf-8")))
     files.update(TESTING_BLOCK.findall(TESTING_DOCS.read_text(encoding="utf-8")))
     return files
 
@@ -114,17 +116,18 @@ def imported_modules(source: str) -> set[str]:
 
 def test_the_docs_have_one_example_per_kind() -> None:
     files = doc_files()
-    assert set(PLUGINS) | {"test_json_store.py"} <= set(files)
+    assert set(PLUGINS) | {"test_json_store.py", "test_review.py"} <= set(files)
     for name, (hook, _provides) in PLUGINS.items():
         tree = ast.parse(files[name])
         hooks = [n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name.startswith("mem_")]
         assert hooks == [hook], name
 
 
-@pytest.mark.parametrize("name", [*PLUGINS, "test_json_store.py"])
+@pytest.mark.parametrize("name", [*PLUGINS, "test_json_store.py", "test_review.py"])
 def test_each_example_imports_nothing_of_mem_but_the_plugin_surface(name: str) -> None:
     modules = imported_modules(doc_files()[name])
-    allowed = {"mem_core.plugin", "mem_core.testing"} if name.startswith("test_") else {"mem_core.plugin"}
+    # a test also calls the Python API (`mem_core.reinforce`); a plugin only ever the plugin surface
+    allowed = {"mem_core", "mem_core.plugin", "mem_core.testing"} if name.startswith("test_") else {"mem_core.plugin"}
     assert {m for m in modules if m.split(".")[0] == "mem_core"} <= allowed, modules
     assert not {m for m in modules if m.split(".")[0] in ("mem_plugins", "mem_cli")}, modules
     if not name.startswith("test_"):
@@ -267,33 +270,37 @@ def test_the_verifier_backs_a_receipt_that_outcomes_rechecks(outside: Path, tmp_
     )
 
 
-def test_the_store_passes_the_shipped_contract_suite_from_outside(outside: Path) -> None:
-    from tests.plugins.test_testing_plugin import contract_size
-
+def run_pytest(directory: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], str]:
+    """``python -m pytest -p mem_core.testing <args>`` in ``directory``, in a
+    clean environment where only ``mem_core`` and the directory are
+    importable; the process and the last line of its summary, without timing."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEM_", "PYTEST", "PYTHON"))}
-    env.update({"PYTHONPATH": os.pathsep.join([str(MEM_ROOT), str(outside)]), "PYTHONDONTWRITEBYTECODE": "1"})
+    env.update({"PYTHONPATH": os.pathsep.join([str(MEM_ROOT), str(directory)]), "PYTHONDONTWRITEBYTECODE": "1"})
     proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "mem_core.testing",
-            "-p",
-            "no:cacheprovider",
-            "test_json_store.py",
-        ],
-        cwd=outside,
+        [sys.executable, "-m", "pytest", "-q", "-p", "mem_core.testing", "-p", "no:cacheprovider", *args],
+        cwd=directory,
         env=env,
         capture_output=True,
         text=True,
         timeout=300,
         stdin=subprocess.DEVNULL,
     )
+    return proc, re.sub(r" in [\d.]+s.*$", "", proc.stdout.strip().splitlines()[-1])
+
+
+def test_the_store_passes_the_shipped_contract_suite_from_outside(outside: Path) -> None:
+    from tests.plugins.test_testing_plugin import contract_size
+
+    proc, summary = run_pytest(outside, "test_json_store.py")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert re.sub(r" in [\d.]+s.*$", "", proc.stdout.strip().splitlines()[-1]) == f"{contract_size()} passed"
+    assert summary == f"{contract_size()} passed"
     assert f"{contract_size()} passed" in DOCS.read_text(encoding="utf-8")
+
+
+def test_the_signal_docs_test_passes_from_outside(outside: Path) -> None:
+    proc, summary = run_pytest(outside, "test_review.py")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert summary == "1 passed"
 
 
 def test_remember_and_memories_use_the_plugin_store(outside: Path, tmp_path: Path) -> None:
