@@ -387,3 +387,25 @@ def test_a_broken_example_is_reported_for_itself_only(outside: Path, tmp_path: P
     kinds = [r["kind"] for r in json.loads(recall.out)["results"]]
     assert "note" in kinds  # the default plugins still serve
     assert ("todo" in kinds) == (healthy == "mem_todo.py")  # and so does the healthy one
+
+
+# -- the README says the same ---------------------------------------------------------------
+
+
+def without_docstring(source: str) -> str:
+    tree = ast.parse(source)
+    if tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(tree.body[0].value, ast.Constant):
+        tree.body = tree.body[1:]
+    return ast.dump(tree)
+
+
+def test_the_readme_ranker_is_the_tested_example() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Plugins\n") :]
+    assert "(docs/plugins.md)" in section
+    block = re.search(r"^```python\n# mem_coverage\.py\n(.*?)^```", section, re.MULTILINE | re.DOTALL)
+    assert block, "the README's Plugins section shows mem_coverage.py"
+    assert without_docstring(block.group(1)) == without_docstring(doc_files()["mem_coverage.py"])
+    assert 'coverage = "mem_coverage"' in section
+    for hook, _provides in PLUGINS.values():
+        assert f"`{hook}`" in section and f"`{hook}`" in DOCS.read_text(encoding="utf-8")
