@@ -190,6 +190,8 @@ class CommandLine:
                 del self.app.registered_commands[before[0] :]
                 del self.app.registered_groups[before[1] :]
                 self.broken.append(f"plugin '{impl.plugin_name}' failed in {COMMANDS_HOOK}: {exc}")
+                why = exc if isinstance(exc, MemError) else f"{type(exc).__name__}: {exc}"
+                kernel.report_failure(impl.plugin_name, f"{COMMANDS_HOOK}: {why}")
 
 
 def make_app(kernel: Kernel | None = None) -> typer.Typer:

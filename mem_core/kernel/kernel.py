@@ -224,6 +224,14 @@ class Kernel:
     def adapters(self) -> Registry[Adapter]:
         return self.registry("mem_register_adapters")
 
+    def report_failure(self, plugin_name: str, error: str) -> None:
+        """Record that a hook of ``plugin_name`` failed outside the
+        registries (``mem_register_commands``): :meth:`plugin_infos`, and so
+        ``mem plugins``, then show the plugin as broken. The first error
+        recorded for a plugin is kept."""
+        with self._lock:
+            self._failures.setdefault(plugin_name, error)
+
     def plugin_infos(self) -> list[Any]:
         """Every plugin loaded or broken (``mem plugins``); a plugin whose
         registration hook failed carries that error. Plugins registered on the
