@@ -182,7 +182,7 @@ class CommandLine:
             before = (len(self.app.registered_commands), len(self.app.registered_groups))
             known = len(self.commands())
             try:
-                caller(app=self.app)
+                caller(app=self.app, context=kernel.context())
                 added = len(self.app.registered_commands) + len(self.app.registered_groups) - sum(before)
                 if len(self.commands()) != known + added:
                     raise MemError("it adds a command whose name is already taken")

@@ -127,7 +127,7 @@ def mem_register_adapters(context: PluginContext) -> list[type[Adapter]]:
 
 
 @hookspec
-def mem_register_commands(app: typer.Typer) -> None:
+def mem_register_commands(app: typer.Typer, context: PluginContext) -> None:
     """Add commands to the ``mem`` command line.
 
     ``app`` is the :class:`typer.Typer` application of ``mem``; add a command
@@ -140,6 +140,7 @@ def mem_register_commands(app: typer.Typer) -> None:
     other commands are unaffected.
 
     :param app: the typer application to add commands to.
+    :param context: the settings, the project and the ``mem`` version.
 
     .. versionadded:: 0.2
     """

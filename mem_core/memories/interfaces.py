@@ -30,6 +30,26 @@ class MemoryStore(ABC):
     :class:`mem_core.testing.MemoryStoreContract` (``pytest -p mem_core.testing``,
     see docs/testing.md).
 
+    Example usage (a complete backend, with its contract test, is in
+    docs/testing.md)::
+
+        from mem_core.plugin import MemoryStore, hookimpl
+
+        class JsonStore(MemoryStore):
+            name = "json"  # MEM_STORE=json, or store = "json" in mem.toml
+
+            @classmethod
+            def exists(cls, directory):
+                return os.path.isfile(os.path.join(directory, "memories.json"))
+
+            ...  # open, location, close, transaction, get, get_by_key,
+                 # id_known, insert, update, delete, history, query, search,
+                 # recall_candidates
+
+        @hookimpl
+        def mem_register_stores():
+            return [JsonStore]
+
     Writes (:meth:`insert`, :meth:`update`, :meth:`delete`) happen only inside
     :meth:`transaction`, which is exclusive across processes: a read inside it
     followed by a write is atomic. Every write appends to the store's history,

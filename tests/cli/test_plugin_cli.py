@@ -251,4 +251,4 @@ def test_the_commands_hook_is_specified() -> None:
     assert ":param app:" in doc and ".. versionadded:: 0.2" in doc
     import inspect
 
-    assert list(inspect.signature(hookspecs.mem_register_commands).parameters) == ["app"]
+    assert list(inspect.signature(hookspecs.mem_register_commands).parameters) == ["app", "context"]
