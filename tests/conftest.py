@@ -18,7 +18,9 @@ import pytest
 pytest_plugins = ["mem_core.testing"]
 
 REPO = Path(__file__).resolve().parent.parent
-FIXTURES = REPO.parent / "shared" / "fixtures" if (REPO.parent / "shared").is_dir() else REPO / "tests" / "fixtures"
+#: real files written by the tools mem interoperates with (copied from the
+#: project's shared/fixtures/, so that the suite needs nothing beside the clone)
+FIXTURES = REPO / "tests" / "fixtures"
 #: the project written by bmad-plus mem and BMAD+ Nexus (read-only original)
 BMAD_PROJECT = FIXTURES / "bmad-plus-project"
 
@@ -91,7 +93,7 @@ def project(tmp_path: Path) -> Path:
 def bmad_project(tmp_path: Path) -> Path:
     """A writable copy of the project ``bmad-plus mem`` wrote (shared/fixtures)."""
     if not BMAD_PROJECT.is_dir():
-        pytest.skip("shared/fixtures is not beside the repository")
+        pytest.fail("tests/fixtures (the reference fixtures) is missing")
     path = tmp_path / "bmad"
     shutil.copytree(BMAD_PROJECT, path)
     for root, dirs, files in os.walk(path):

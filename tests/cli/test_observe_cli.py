@@ -251,7 +251,7 @@ def at_srv(tmp_path: Path):
 
     target = Path("/srv/example-project")
     if not BMAD_PROJECT.is_dir():
-        pytest.skip("shared/fixtures is not beside the repository")
+        pytest.fail("tests/fixtures (the reference fixtures) is missing")
     try:
         if sha256_file(FIXTURE_COMMAND) != FIXTURE_COMMAND_HASH:
             pytest.skip("/usr/bin/dash differs from the one the runs were made with")

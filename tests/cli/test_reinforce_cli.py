@@ -229,7 +229,7 @@ def test_replaying_the_fixture_session_on_the_command_line(mem, project: Path) -
     from tests.conftest import BMAD_PROJECT
 
     if not BMAD_PROJECT.is_dir():
-        pytest.skip("shared/fixtures is not beside the repository")
+        pytest.fail("tests/fixtures (the reference fixtures) is missing")
     cache = (
         "reinforce",
         "--pattern",

@@ -110,7 +110,7 @@ def _fixture_hash_ok() -> bool:
 @contextlib.contextmanager
 def _srv_project():
     if not BMAD_PROJECT.is_dir():
-        pytest.skip("shared/fixtures is not beside the repository")
+        pytest.fail("tests/fixtures (the reference fixtures) is missing")
     if not os.access("/srv", os.W_OK):
         pytest.skip("/srv is not writable: the Nexus fixture is bound to /srv/example-project")
     if not _fixture_hash_ok():
@@ -177,7 +177,7 @@ def _replay(case: dict, mem, tmp_path: Path):
             root = work
             if case.get("base") == "bmad-plus-project":
                 if not BMAD_PROJECT.is_dir():
-                    pytest.skip("shared/fixtures is not beside the repository")
+                    pytest.fail("tests/fixtures (the reference fixtures) is missing")
                 _copy_fixture(project)
             else:
                 project.mkdir()

@@ -74,7 +74,7 @@ def test_third_full_reward_proposes_a_promotion(project: Path, kernel) -> None:
 
 def test_replaying_the_fixture_calls_gives_the_fixture_files(project: Path, kernel) -> None:
     if not BMAD_PROJECT.is_dir():
-        pytest.skip("shared/fixtures is not beside the repository")
+        pytest.fail("tests/fixtures (the reference fixtures) is missing")
     for pattern, signals, evidence, now in FIXTURE_CALLS:
         reinforce(pattern, directory=str(project), signals=signals, evidence=evidence, now=now, kernel=kernel)
     for name in (SCORES, PROMOTIONS):
