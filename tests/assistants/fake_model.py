@@ -98,6 +98,12 @@ class Recorded:
     raw: bytes = b""
     status: int = 0  # the status answered
     dialect: str | None = None  # "anthropic", "responses", "chat", "gemini" or None
+    target: str = ""  # the request target as sent (a proxied request has "host:443" or "http://host/…")
+
+    @property
+    def escaped(self) -> bool:
+        """A request meant for another host, sent here because HTTP(S)_PROXY points at the fake model."""
+        return self.method == "CONNECT" or self.target.startswith(("http://", "https://"))
 
     def texts(self) -> list[str]:
         return _texts(self.dialect, self.body)
@@ -347,6 +353,10 @@ class FakeModel:
         """The text of every tool result sent back, in every request."""
         return [r for rec in self.snapshot() for r in rec.tool_results()]
 
+    def escapes(self) -> list[str]:
+        """Requests for other hosts that reached the fake model through HTTP(S)_PROXY (should be none)."""
+        return [f"{rec.method} {rec.target}" for rec in self.snapshot() if rec.escaped]
+
     def paths(self) -> list[str]:
         return [rec.path for rec in self.snapshot()]
 
@@ -440,6 +450,7 @@ class _Handler(BaseHTTPRequestHandler):
             body=body,
             raw=raw,
             dialect=_dialect(self.command, parts.path),
+            target=self.path,
         )
         self.fake._record(rec)
         try:
@@ -447,7 +458,7 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass
 
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle  # noqa: N815
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_CONNECT = _handle  # noqa: N815
 
     # answers ----------------------------------------------------------
     def _send_json(self, rec: Recorded, value: Any, status: int = 200) -> None:
@@ -481,6 +492,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, rec: Recorded) -> None:
         body = rec.body if isinstance(rec.body, dict) else None
+        if rec.escaped:  # refuse to be a proxy: the connection fails for the client
+            rec.status = 403
+            self.send_response(403)
+            self.send_header("Content-Length", "0")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            return
         if rec.dialect is None or body is None:
             self._send_json(rec, {"error": {"message": f"fake model: no route for {rec.method} {rec.path}"}}, 404)
             return

@@ -154,9 +154,13 @@ def install(latest: bool) -> dict[str, object]:
     npm_dir, aider_venv = root / "npm", root / "aider-venv"
     exes = {NAMES[pkg]: npm_dir / "node_modules" / ".bin" / exe for pkg, (_, exe) in NPM.items()}
     exes["aider"] = aider_venv / "bin" / "aider"
+    # OpenCode npm-installs @opencode-ai/plugin (its own version) into every config directory it
+    # loads (~/.config/opencode, a project's .opencode/) at each start; a copy of this one is
+    # put there by programs.py beforehand, so that a turn needs no network
+    oc_plugin = root / "opencode-plugin"
     done_marker = root / "installed.json"
 
-    if done_marker.is_file() and all(p.exists() for p in exes.values()):
+    if done_marker.is_file() and all(p.exists() for p in exes.values()) and (oc_plugin / "node_modules").is_dir():
         log(f"cached in {root}")
     else:
         check_registries()
@@ -198,6 +202,24 @@ def install(latest: bool) -> dict[str, object]:
         except subprocess.TimeoutExpired:
             npm.kill()
             npm_out = "npm install timed out"
+        if npm.returncode == 0:
+            oc = run(
+                [
+                    "npm",
+                    "install",
+                    "--prefix",
+                    str(oc_plugin),
+                    "--no-audit",
+                    "--no-fund",
+                    "--loglevel=error",
+                    "--save-prefix=",
+                ]
+                + [f"@opencode-ai/plugin@{versions['opencode-ai']}"],
+                INSTALL_TIMEOUT,
+            )
+            if oc.returncode != 0:
+                npm_out += oc.stdout + oc.stderr
+                npm.returncode = oc.returncode
         log(f"npm finished in {time.monotonic() - start:.0f} s since the start (exit {npm.returncode})")
         if npm.returncode != 0 or pip_rc != 0:
             detail = (npm_out if npm.returncode != 0 else "") + (pip_log if pip_rc != 0 else "")
@@ -215,7 +237,14 @@ def install(latest: bool) -> dict[str, object]:
     for name, info in programs.items():
         log(f"{name:12} {info['package']}@{info['version']}  ({info['reports']})")
     log(f"ready in {elapsed:.0f} s")
-    return {"ok": True, "latest": latest, "root": str(root), "node": shutil.which("node"), "programs": programs}
+    return {
+        "ok": True,
+        "latest": latest,
+        "root": str(root),
+        "node": shutil.which("node"),
+        "opencode_plugin_dir": str(oc_plugin),
+        "programs": programs,
+    }
 
 
 def main() -> int:

@@ -261,3 +261,16 @@ def test_tool_script_only_matches_offered_tools(fake_model: FakeModel) -> None:
 )
 def test_from_schema(schema: Any, value: Any) -> None:
     assert _from_schema(schema) == value
+
+
+def test_proxied_requests_are_refused_and_reported(fake_model: FakeModel) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", fake_model.port, timeout=10)
+    conn.request("CONNECT", "example.com:443")
+    assert conn.getresponse().status == 403
+    conn.close()
+    conn = http.client.HTTPConnection("127.0.0.1", fake_model.port, timeout=10)
+    conn.request("GET", "http://example.com/x")
+    assert conn.getresponse().status == 403
+    conn.close()
+    post(fake_model, "/v1/chat/completions", {"messages": []})
+    assert fake_model.escapes() == ["CONNECT example.com:443", "GET http://example.com/x"]
