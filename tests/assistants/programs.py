@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -561,6 +562,33 @@ def inspector(
     """``mcp-inspector --cli SERVER… --method …`` (e.g. ``"--method", "tools/list"``); prints JSON."""
     argv = [executable("inspector"), "--cli", *server_command, *method_args]
     return _run(argv, cwd, base_env(home, "http://127.0.0.1:9"), timeout)
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def mcp_list_state(output: str, server: str) -> str | None:
+    """What an ``mcp list`` output says of ``server``: connected, failed, pending, disabled, or None when absent.
+
+    Claude Code prints ``NAME: CMD - ✔ Connected`` / ``✘ Failed to connect`` / ``⏸ Pending approval``;
+    Gemini CLI ``✓ NAME: CMD (stdio) - Connected`` / ``✗ … - Disconnected`` / ``○ … Disabled``;
+    OpenCode ``●  ✓ NAME connected`` / ``✗ NAME failed`` (and the error on the next line).
+    """
+    name = re.compile(rf"(^|[\s:])({re.escape(server)})(:|\s|$)")
+    for line in _ANSI.sub("", output).splitlines():
+        if not name.search(line):
+            continue
+        low = line.lower()
+        if re.search(r"\bconnected\b", low) and "disconnected" not in low:
+            return "connected"
+        for state, words in (
+            ("pending", ("pending",)),
+            ("disabled", ("disabled",)),
+            ("failed", ("fail", "disconnected", "error")),
+        ):
+            if any(w in low for w in words):
+                return state
+    return None
 
 
 #: the assistants that run a headless turn, by their adapter names

@@ -108,8 +108,35 @@ def test_mcp_list_reports_the_server_connected(
     need(assistant)
     done = programs.MCP_LIST[assistant](project, home, fake_model.url, [sys.executable, str(ECHO_MCP)], mcp_name="echo")
     assert done.returncode == 0, done.describe()
-    lines = [line for line in done.output.splitlines() if "echo" in line]
-    assert lines and "connected" in lines[0].lower() and "fail" not in lines[0].lower(), done.describe()
+    assert programs.mcp_list_state(done.output, "echo") == "connected", done.describe()
+    assert fake_model.escapes() == []
+
+
+@pytest.mark.parametrize("assistant", list(programs.MCP_LIST))
+def test_mcp_list_reports_a_broken_server(assistant: str, fake_model: FakeModel, project: Path, home: Path) -> None:
+    need(assistant)
+    broken = [sys.executable, "-c", "import sys; sys.exit(3)"]
+    done = programs.MCP_LIST[assistant](project, home, fake_model.url, broken, mcp_name="echo")
+    assert programs.mcp_list_state(done.output, "echo") == "failed", done.describe()
+
+
+@pytest.mark.parametrize(
+    ("output", "state"),
+    [
+        ("echo: python echo_mcp.py - ✔ Connected\n", "connected"),
+        ("echo: python -c x - ✘ Failed to connect\n", "failed"),
+        ("mem: mem mcp - ⏸ Pending approval\n", None),
+        ("✓ echo: python echo_mcp.py (stdio) - Connected\n", "connected"),
+        ("✗ echo: python -c x (stdio) - Disconnected\n", "failed"),
+        ("○ echo: python x (stdio) - Disabled\n", "disabled"),
+        ("●  ✓ echo \x1b[90mconnected\n│      \x1b[90mpython echo_mcp.py\n", "connected"),
+        ("●  ✗ echo \x1b[90mfailed\n│      MCP error -32000: Connection closed\n", "failed"),
+        ("echoes: x - ✔ Connected\n", None),
+    ],
+)
+def test_mcp_list_state(output: str, state: str | None) -> None:
+    assert programs.mcp_list_state(output, "echo") == state
+    assert programs.mcp_list_state("mem: mem mcp - ⏸ Pending approval", "mem") == "pending"
 
 
 def test_inspector_lists_and_calls_the_tools(project: Path, home: Path) -> None:
