@@ -20,6 +20,7 @@ so that CI fails.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -95,16 +96,22 @@ def ensure_node() -> None:
         except subprocess.TimeoutExpired as exc:
             raise Unreachable(f"{' '.join(argv)} timed out") from exc
         if proc.returncode != 0:
-            raise Unreachable(f"{' '.join(argv)} failed: {proc.stderr.strip().splitlines()[-1:]}")
+            raise Unreachable(f"{' '.join(argv)} failed: {first_line(proc.stderr)}")
+
+
+def first_line(text: str) -> str:
+    """The first line that says something (messages are one line)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("WARNING: Location")]
+    return lines[0][:200] if lines else "no answer"
 
 
 def npm_latest(pkg: str) -> str:
     try:
-        proc = run(["npm", "view", pkg, "version"], REGISTRY_TIMEOUT)
+        proc = run(["npm", "view", "--fetch-retries=1", pkg, "version"], REGISTRY_TIMEOUT)
     except subprocess.TimeoutExpired as exc:
         raise Unreachable(f"the npm registry did not answer for {pkg}") from exc
     if proc.returncode != 0 or not proc.stdout.strip():
-        raise Unreachable(f"the npm registry did not answer for {pkg}: {proc.stderr.strip()[-200:]}")
+        raise Unreachable(f"the npm registry did not answer for {pkg}: {first_line(proc.stderr)}")
     return proc.stdout.strip().splitlines()[-1]
 
 
@@ -116,7 +123,7 @@ def pypi_latest(pkg: str) -> str:
     for line in proc.stdout.splitlines():
         if line.startswith(pkg) and "(" in line:
             return line.split("(", 1)[1].split(")", 1)[0]
-    raise Unreachable(f"PyPI did not answer for {pkg}: {proc.stderr.strip()[-200:]}")
+    raise Unreachable(f"PyPI did not answer for {pkg}: {first_line(proc.stderr)}")
 
 
 def wanted_versions(latest: bool) -> dict[str, str]:
@@ -251,6 +258,8 @@ def main() -> int:
     latest = latest_wanted()
     target = manifest_path(latest)
     target.parent.mkdir(parents=True, exist_ok=True)
+    lock = open(cache_root() / ".install.lock", "w")  # noqa: SIM115 - held until the process ends
+    fcntl.flock(lock, fcntl.LOCK_EX)  # two worktrees installing at once wait for each other
     try:
         manifest = install(latest)
     except Unreachable as exc:
@@ -260,7 +269,7 @@ def main() -> int:
         target.unlink(missing_ok=True)
         log(f"error: {exc}")
         return 1
-    tmp = target.with_suffix(".tmp")
+    tmp = target.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(manifest, indent=2) + "\n")
     tmp.replace(target)
     return 0

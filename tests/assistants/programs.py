@@ -233,6 +233,9 @@ def claude_env(home: Path, fake_model_url: str, extra: Mapping[str, str] | None 
             "DISABLE_AUTOUPDATER": "1",
             "DISABLE_TELEMETRY": "1",
             "DISABLE_ERROR_REPORTING": "1",
+            # newer versions (2.1.332) defer MCP tools behind a ToolSearch tool (listed by name in a
+            # system message, schemas fetched on demand); off, they are offered at the top as before
+            "ENABLE_TOOL_SEARCH": "false",
             **(extra or {}),
         },
     )
