@@ -122,7 +122,7 @@ SPECS: tuple[Spec, ...] = (
     Spec(
         "hook_relevance",
         "number",
-        0.25,
+        0.12,
         "MEM_HOOK_RELEVANCE",
         True,
         "recall score a result needs for the prompt-submit hook to show it",
