@@ -9,9 +9,10 @@ prompt, and typer's import alone costs more than the hook's budget allows.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING
 
-import typer
+if TYPE_CHECKING:
+    import typer
 
 HELP = (
     "Run an assistant's hook: read its hook JSON on stdin, print what it expects "
@@ -49,30 +50,8 @@ def run_fast(args: Sequence[str]) -> int:
     return run_hook(event, assistant)
 
 
-def hook(
-    event: Annotated[
-        str,
-        typer.Argument(
-            help="session-start | prompt-submit | session-end, or the assistant's own event name "
-            "(SessionStart, UserPromptSubmit, BeforeAgent, beforeSubmitPrompt, SessionEnd, Stop …).",
-            metavar="EVENT",
-            show_default=False,
-        ),
-    ],
-    assistant: Annotated[
-        Optional[str],
-        typer.Option(
-            help="claude-code | codex-cli | gemini-cli | cursor | opencode | aider | antigravity", metavar="NAME"
-        ),
-    ] = None,
-) -> None:
-    from mem_core.hooks.runner import run_hook
-
-    run_hook(event, assistant)
-
-
-hook.__doc__ = HELP
-
-
 def register(app: typer.Typer) -> None:
-    app.command(help=HELP)(hook)
+    """The typer command (for ``--help``), from a module of its own: only it imports typer."""
+    from mem_cli.commands.hook_help import hook
+
+    app.command(name="hook", help=HELP)(hook)

@@ -10,7 +10,7 @@ Four sections, read-only (nothing asks, nothing is written unless
   and ``patterns.md`` (``.bmad/memory/``, ``.agents/memory/``), with the file
   they are in: ``mem recall <topic>`` reads the text;
 * **failures** — the journal events whose outcome is ``failure`` or
-  ``partial``, newest first;
+  ``partial``, newest first (the 20 newest of the last 200 in the file);
 * **promotions** — the promotions proposed in ``promotions.ndjson`` and not
   yet decided, newest first.
 
@@ -45,6 +45,9 @@ __all__ = ["BRIEF_FILE", "BriefResult", "brief", "write_brief", "gather", "shown
 BRIEF_FILE = MEMORY_DIR + "/brief.md"
 #: how many failures and promotions the brief considers (newest first)
 RECENT = 20
+#: how many of the last matching lines are read to find them (the files are
+#: append-only: a line far from the end is old)
+SCANNED = 200
 HINT_RECALL = "mem recall <topic>"
 HINT_MEMORIES = "mem memories"
 HEAD = "# Project memory (mem brief) — read more with `mem recall <topic>`"
@@ -170,15 +173,16 @@ def _notes(project: str, skipped: list[dict[str, str]]) -> list[Section]:
 def _ndjson(
     project: str, relative: str, wanted: tuple[str, ...], skipped: list[dict[str, str]]
 ) -> list[dict[str, Any]]:
-    """The objects of an NDJSON file whose line holds one of ``wanted``
-    (checked before parsing: the journal may be 2 MiB), in file order."""
+    """The last :data:`SCANNED` objects of an NDJSON file whose line holds
+    one of ``wanted`` (checked before parsing: the journal may be 2 MiB), in
+    file order. The files are append-only, so the newest are near the end."""
     try:
         text = read_text(project, relative, missing=True)
     except MemError as exc:
         skipped.append({"path": relative, "reason": exc.message})
         return []
-    records = []
-    for line in (text or "").split("\n"):
+    records: list[dict[str, Any]] = []
+    for line in reversed((text or "").split("\n")):
         if not any(word in line for word in wanted):
             continue
         try:
@@ -187,6 +191,9 @@ def _ndjson(
             continue
         if isinstance(value, dict):
             records.append(value)
+            if len(records) == SCANNED:
+                break
+    records.reverse()
     return records
 
 

@@ -116,9 +116,10 @@ def fit(head: Sequence[str], sections: Sequence[Section], budget: int) -> Fitted
     total_items = sum(len(s.items) for s in sections)
     everything = {s.name: len(s.items) for s in sections}
     text = _render(head, sections, everything, "")
-    tokens = estimate_tokens(text)
-    if tokens <= budget:  # it all fits: nothing to cut, no room to reserve
-        return Fitted(text, tokens, budget, everything, dict.fromkeys(everything, 0), [])
+    # (a text of more than 8 characters per token of budget is not tried: it
+    # fits only with long runs of white space, and estimating it costs)
+    if len(text) <= 8 * budget and (tokens := estimate_tokens(text)) <= budget:
+        return Fitted(text, tokens, budget, everything, dict.fromkeys(everything, 0), [])  # nothing to cut
     all_hints = _hints(sections, {s.name: len(s.items) for s in sections})
     # room for the last line, at its longest
     reserve = estimate_tokens(more_line(total_items, all_hints)) + 1 if total_items else 0
