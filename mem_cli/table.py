@@ -161,9 +161,9 @@ OTHER_COMMANDS: tuple[str, ...] = (
     "context",
     "plugins",
     "init",
-    "config",
     "brief",
     "hook",
+    "config",
 )
 
 #: every built-in command, in the order the unknown-action message lists them

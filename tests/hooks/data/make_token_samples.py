@@ -2,7 +2,8 @@
 their real token counts (run by hand, offline; see docs/brief.md).
 
     python tests/hooks/data/make_token_samples.py > /tmp/samples.json
-    node tests/hooks/data/count_tokens.cjs /tmp/samples.json > tests/hooks/data/token_samples.json
+    NODE_PATH=<dir>/node_modules node tests/hooks/data/count_tokens.cjs /tmp/samples.json \
+        > tests/hooks/data/token_samples.json
 
 ``count_tokens.cjs`` needs the npm package ``gpt-tokenizer`` (3.4.0), which
 ships the ``cl100k_base`` and ``o200k_base`` vocabularies.
