@@ -47,6 +47,9 @@ def run_fast(args: Sequence[str]) -> int:
 
         log_line(None, "hook", problem or "missing the event (session-start | prompt-submit | session-end)")
         return 0
+    import gc
+
+    gc.disable()  # as for the five actions (mem_cli/run.py): a one-shot process frees everything at exit
     return run_hook(event, assistant)
 
 
