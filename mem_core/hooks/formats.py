@@ -24,7 +24,10 @@ Output, when there is something to say:
   puts it in the system prompt; the others have no hooks and get it only if
   a person or a script runs the command).
 
-``session-end`` prints nothing.
+``session-end`` prints ``{}`` for ``codex-cli`` and ``gemini-cli`` (Codex
+CLI's ``Stop`` hook and Gemini CLI's hooks must answer JSON; an empty object
+asks for nothing), nothing for the others. When a hook fails open it prints
+nothing at all, for every assistant.
 """
 
 from __future__ import annotations
@@ -68,6 +71,10 @@ _JSON_SHAPE = {
 }
 
 
+#: assistants whose session-end hook answers JSON
+_JSON_ONLY = ("codex-cli", "gemini-cli")
+
+
 def event_name(value: str) -> str:
     """The event ``value`` names (its own name or an assistant's)."""
     event = ALIASES.get(value)
@@ -90,7 +97,8 @@ def render(assistant: str, event: str, text: str) -> str:
     """What ``assistant`` reads on stdout for ``event`` given ``text`` (the
     brief or the prompt's recall); ``""`` for nothing at all."""
     if event == SESSION_END:
-        return ""
+        # Codex CLI's Stop hook and Gemini CLI's hooks read JSON: an empty object says nothing
+        return "{}" if assistant in _JSON_ONLY else ""
     if assistant == "cursor":
         if event == PROMPT_SUBMIT:
             return _json({"continue": True})
