@@ -38,6 +38,11 @@ def _node_text(arg: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mem`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
     args = [_node_text(arg) for arg in (sys.argv[1:] if argv is None else argv)]
+    if args[:1] == ["hook"] and "--help" not in args and "-h" not in args:
+        # a hook runs at every prompt: no typer, and it always exits 0 (it fails open)
+        from mem_cli.commands.hook import run_fast
+
+        return run_fast(args[1:])
     parsed = parse(args)
     kernel: Kernel | None = None
     if parsed.unknown_long and parsed.action not in OTHER_COMMANDS:

@@ -162,6 +162,8 @@ OTHER_COMMANDS: tuple[str, ...] = (
     "plugins",
     "mcp",
     "init",
+    "brief",
+    "hook",
     "config",
 )
 

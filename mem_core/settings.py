@@ -111,6 +111,24 @@ SPECS: tuple[Spec, ...] = (
     Spec("portfolio", "path", None, "MEM_PORTFOLIO", True, "the portfolio directory (recall --scope portfolio)"),
     Spec("default_mind", "name", "default", "MEM_DEFAULT_MIND", True, "the mind structured memories use by default"),
     Spec("context_budget", "int", 1500, "MEM_CONTEXT_BUDGET", True, "token budget of a context brief"),
+    Spec(
+        "prompt_budget",
+        "int",
+        600,
+        "MEM_PROMPT_BUDGET",
+        True,
+        "token budget of what the prompt-submit hook adds to a prompt",
+    ),
+    Spec(
+        "hook_relevance",
+        "number",
+        0.12,
+        "MEM_HOOK_RELEVANCE",
+        True,
+        "recall score a result needs for the prompt-submit hook to show it",
+    ),
+    Spec("hook_timeout", "number", 1.0, "MEM_HOOK_TIMEOUT", True, "seconds a hook may take before it gives up"),
+    Spec("journal_sessions", "bool", True, "MEM_JOURNAL_SESSIONS", True, "the session-end hook journals the session"),
     Spec("user_dir", "path", None, "MEM_USER_DIR", False, "the user-level memory store's directory"),
     Spec("debug", "debug", False, "MEM_DEBUG", False, "print tracebacks of unexpected errors"),
 )
@@ -224,6 +242,10 @@ def _from_file(spec: Spec, value: Any, base: str, where: str) -> Any:
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise MemError(problem + f"a whole number >= 0 (got {_shown(value)})")
         return value
+    if kind == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+            raise MemError(problem + f"a number >= 0 (got {_shown(value)})")
+        return float(value)
     if kind in ("plugins", "names"):
         if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
             raise MemError(problem + f"a list of non-empty strings (got {_shown(value)})")
@@ -259,6 +281,11 @@ def _from_env(spec: Spec, raw: str) -> Any:
         if not raw.strip().isdigit() or not raw.strip().isascii():
             raise MemError(f"{spec.env} must be a whole number >= 0 (got {_shown(raw)})")
         return int(raw.strip())
+    if kind == "number":
+        number = _number(raw)
+        if number is None:
+            raise MemError(f"{spec.env} must be a number >= 0 (got {_shown(raw)})")
+        return number
     if kind in ("plugins", "names"):
         items = [part.strip() for part in raw.split(",") if part.strip()]
         if kind == "plugins":
@@ -271,6 +298,13 @@ def _from_env(spec: Spec, raw: str) -> Any:
     if kind == "path":
         return os.path.abspath(os.path.expanduser(raw))
     return raw
+
+
+def _number(text: str) -> float | None:
+    """A decimal number >= 0 (``1``, ``0.25``, ``.5``), else ``None``."""
+    if not re.fullmatch(r"\s*(?:\d+(?:\.\d*)?|\.\d+)\s*", text):
+        return None
+    return float(text)
 
 
 def _file_layer(path: str, keys: tuple[str, ...], base: str) -> dict[str, Any]:
@@ -427,6 +461,22 @@ class Settings:
         return self._values["context_budget"]  # type: ignore[no-any-return]
 
     @property
+    def prompt_budget(self) -> int:
+        return self._values["prompt_budget"]  # type: ignore[no-any-return]
+
+    @property
+    def hook_relevance(self) -> float:
+        return self._values["hook_relevance"]  # type: ignore[no-any-return]
+
+    @property
+    def hook_timeout(self) -> float:
+        return self._values["hook_timeout"]  # type: ignore[no-any-return]
+
+    @property
+    def journal_sessions(self) -> bool:
+        return self._values["journal_sessions"]  # type: ignore[no-any-return]
+
+    @property
     def user_dir(self) -> str | None:
         return self._values["user_dir"]  # type: ignore[no-any-return]
 
@@ -528,6 +578,11 @@ def parse_config_value(name: str, text: str, *, user: bool) -> Any:
         if not text.strip().isdigit() or not text.strip().isascii():
             raise MemError(f"{name} must be a whole number >= 0 (got {_shown(text)})")
         value = int(text.strip())
+    elif spec.kind == "number":
+        number = _number(text)
+        if number is None:
+            raise MemError(f"{name} must be a number >= 0 (got {_shown(text)})")
+        value = number
     elif spec.kind in ("plugins", "names"):
         value = [part.strip() for part in text.split(",") if part.strip()]
     try:

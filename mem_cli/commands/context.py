@@ -17,13 +17,21 @@ def context(
     limit: Annotated[
         Optional[str], typer.Option(help="Show at most this many memories (the counts stay totals).", metavar="N")
     ] = None,
+    budget: Annotated[
+        Optional[str],
+        typer.Option(
+            help="At most this many tokens (estimated; the blocks past it are counted).  "
+            "[default: the context_budget setting, 1500]",
+            metavar="TOKENS",
+        ),
+    ] = None,
     directory: Directory = None,
     json: Json = False,
 ) -> None:
     """The context summary of a mind: plain text for an LLM, critical first, expired left out."""
     from mem_core.memories.api import context_summary
 
-    result = context_summary(mind=mind, user=user, limit=limit, directory=directory, kernel=ctx.obj)
+    result = context_summary(mind=mind, user=user, limit=limit, budget=budget, directory=directory, kernel=ctx.obj)
     if json:
         output.out_json(result)
         return

@@ -44,4 +44,7 @@ def write(
     event = append_event(
         settings.project, ts=now, agent=agent, cli=cli, model=model, task=task, outcome=outcome, signals=recorded
     )
+    from mem_core.brief.refresh import refresh_brief
+
+    refresh_brief(settings.project, kernel)  # only if .bmad/memory/brief.md exists; never fails the write
     return WriteResult(event)

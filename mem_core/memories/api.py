@@ -245,6 +245,11 @@ class ContextSummary(BaseModel):
     always holds a letter or digit, so ``-`` is never a tag). The counts are
     of every unexpired memory even when ``limit`` shows fewer blocks. No
     final newline (the CLI adds one).
+
+    Within a token ``budget`` (docs/brief.md), the blocks that do not fit are
+    left out and counted on a last line, ``… 3 more: mem memories``
+    (``omitted``; the JSON then carries ``omitted`` and ``budget``); when not
+    even the head lines fit, they go too (``fitted`` holds the text).
     """
 
     mind: str
@@ -253,32 +258,49 @@ class ContextSummary(BaseModel):
     unverified: int
     memories: list[Memory]
     store: StoreName
+    #: blocks left out to keep within ``budget``
+    omitted: int = 0
+    budget: int | None = None
+    #: the text as the budget cut it (``None``: nothing was cut)
+    fitted: str | None = None
 
-    @property
-    def text(self) -> str:
-        lines = [
+    def head_lines(self) -> list[str]:
+        return [
             f"Mind: {self.mind}",
             f"Memories: {self.total} total ({self.verified} verified, {self.unverified} unverified)",
         ]
-        for number, memory in enumerate(self.memories, 1):
-            mark = "verified" if memory.verified else "unverified"
-            lines.append("")
-            lines.append(f"[{number:03d}] {memory.category} ({memory.priority.upper()}) [{mark}]")
-            lines.append(f"  {memory.key}")
-            content = memory.content.replace("\r\n", "\n").replace("\r", "\n")
-            lines.extend(f"  {line}" for line in content.split("\n"))
-            lines.append("  Tags: " + (", ".join(memory.tags) if memory.tags else "-"))
+
+    @staticmethod
+    def block(number: int, memory: Memory) -> str:
+        """The text of one memory's block, after the blank line that precedes it."""
+        mark = "verified" if memory.verified else "unverified"
+        lines = [f"[{number:03d}] {memory.category} ({memory.priority.upper()}) [{mark}]", f"  {memory.key}"]
+        content = memory.content.replace("\r\n", "\n").replace("\r", "\n")
+        lines.extend(f"  {line}" for line in content.split("\n"))
+        lines.append("  Tags: " + (", ".join(memory.tags) if memory.tags else "-"))
         return "\n".join(lines)
 
+    @property
+    def text(self) -> str:
+        if self.fitted is not None:
+            return self.fitted
+        parts = ["\n".join(self.head_lines())]
+        parts.extend(self.block(number, memory) for number, memory in enumerate(self.memories, 1))
+        return "\n\n".join(parts)
+
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "mind": self.mind,
             "total": self.total,
             "verified": self.verified,
             "unverified": self.unverified,
             "memories": [m.to_json() for m in self.memories],
-            "text": self.text,
         }
+        if self.omitted:
+            data["omitted"] = self.omitted
+            data["budget"] = self.budget
+        data["text"] = self.text
+        return data
 
 
 class HistoryEntry(BaseModel):
@@ -534,6 +556,12 @@ def _target(
     return backend, directory_path, parse_mind(mind if mind is not None else settings.default_mind)
 
 
+def _project_of(directory: str | None, kernel: Kernel | None) -> str:
+    from mem_core.settings import project_settings
+
+    return project_settings(directory, kernel).project
+
+
 def _store_name(user: bool) -> StoreName:
     return "user" if user else "project"
 
@@ -686,6 +714,10 @@ def remember(
                     "updated_at": now,
                 }
                 store.update(record, action="update", at=now)
+    if changed and not user:
+        from mem_core.brief.refresh import refresh_brief
+
+        refresh_brief(_project_of(directory, kernel), kernel)  # only if the brief file exists; never fails
     return RememberResult(
         memory=Memory.model_validate(record), created=created, changed=changed, store=_store_name(user)
     )
@@ -826,30 +858,59 @@ def context_summary(
     mind: str | None = None,
     user: bool = False,
     limit: str | int | None = None,
+    budget: str | int | None = None,
     directory: str | None = None,
     now: str | None = None,
     kernel: Kernel | None = None,
 ) -> ContextSummary:
     """The context summary of a mind (see :class:`ContextSummary`); ``limit``
-    caps the blocks shown, not the counts."""
+    caps the blocks shown, not the counts; ``budget`` (tokens, default the
+    ``context_budget`` setting) bounds the text: the blocks past it are
+    counted, not shown."""
+    from mem_core.brief.budget import parse_budget
+
     now = now or now_iso()
     parse_mind(mind)
     count = _limit(limit)
+    tokens = parse_budget(budget) if budget is not None else None
     backend, directory_path, mind_id = _target(kernel, user, directory, mind)
+    if tokens is None:
+        from mem_core.settings import project_settings
+
+        tokens = project_settings(directory, kernel).context_budget
     records: list[dict[str, Any]] = []
     if backend.exists(directory_path):
         with backend.open(directory_path, create=False) as store:
             records = store.query(MemoryFilter(now=now, mind_id=mind_id))
     memories = [Memory.model_validate(r) for r in records]
     verified = sum(1 for m in memories if m.verified)
-    return ContextSummary(
+    summary = ContextSummary(
         mind=mind_id,
         total=len(memories),
         verified=verified,
         unverified=len(memories) - verified,
         memories=memories if count is None else memories[:count],
         store=_store_name(user),
+        budget=tokens,
     )
+    return _within_budget(summary, tokens)
+
+
+def _within_budget(summary: ContextSummary, budget: int) -> ContextSummary:
+    """``summary`` with the blocks that fit in ``budget`` tokens (in order:
+    the most important first), the others counted on the last line."""
+    from mem_core.brief.budget import Section, fit
+    from mem_core.brief.tokens import estimate_tokens
+
+    if estimate_tokens(summary.text) <= budget:
+        return summary
+    # each block after a blank line, as the text shows it
+    blocks = ["\n" + summary.block(n, m) for n, m in enumerate(summary.memories, 1)]
+    fitted = fit(summary.head_lines(), [Section("memories", "", blocks, hint="mem memories")], budget)
+    kept = fitted.kept["memories"]
+    text = fitted.text.lstrip("\n")
+    update = {"memories": summary.memories[:kept], "omitted": len(blocks) - kept, "fitted": text}
+    return summary.model_copy(update=update)
 
 
 def memory_history(

@@ -1,0 +1,96 @@
+"""Hook benchmark (issue 9): whole-process ``mem hook`` on the benchmark corpus.
+
+Times, as the assistants run them (a new process, the hook JSON on stdin):
+
+* ``mem hook session-start --assistant claude-code`` — the brief;
+* ``mem hook prompt-submit --assistant claude-code`` — the recall of a prompt
+  (a relevant one, and one with nothing relevant);
+
+on the corpus of ``benchmarks/run.py`` (a journal of just under 2 MiB and
+three Markdown files of 200 sections each), next to ``python -c pass``.
+Target: median ≤ 150 ms. Each run is checked: exit 0 and, for the relevant
+prompt and the brief, JSON on stdout.
+
+Usage: ``python benchmarks/bench_hooks.py [--runs N] [--json PATH]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from run import make_corpus, mem_command  # noqa: E402
+
+TARGET_MS = 150.0
+PROMPTS = {
+    "prompt-submit (relevant)": "How do we handle the login rate limit and token revocation?",
+    "prompt-submit (nothing relevant)": "Write a haiku about autumn leaves",
+}
+
+
+def timed(cmd: list[str], stdin: bytes, runs: int, cwd: Path, env: dict[str, str], want_output: bool) -> float:
+    subprocess.run(cmd, input=stdin, cwd=cwd, env=env, capture_output=True)  # warm up
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        proc = subprocess.run(cmd, input=stdin, cwd=cwd, env=env, capture_output=True)
+        times.append(time.perf_counter() - started)
+        if proc.returncode != 0 or (want_output and not proc.stdout.startswith(b'{"hookSpecificOutput"')):
+            raise SystemExit(f"hook failed or printed nothing: {' '.join(cmd)}: {proc.stdout[:200]!r}")
+        if not want_output and proc.stdout:
+            raise SystemExit(f"hook printed something for an irrelevant prompt: {proc.stdout[:200]!r}")
+    return statistics.median(times) * 1000
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args(argv)
+    mem = mem_command()
+    results: dict[str, object] = {"python": sys.version.split()[0], "runs": args.runs, "target_ms": TARGET_MS}
+    with tempfile.TemporaryDirectory(prefix="mem-bench-hooks-") as tmp:
+        base = Path(tmp)
+        corpus = base / "corpus"
+        corpus.mkdir()
+        make_corpus(corpus)
+        env = dict(os.environ, MEM_NOW="2026-11-30T12:00:00.000Z", XDG_CACHE_HOME=str(base / "cache"))
+        # as installed: with bytecode (written by the warm-up run, outside the tree)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
+        env.setdefault("MEM_HOOK_TIMEOUT", "10")  # measure the work, not the watchdog
+        pass_ms = timed([sys.executable, "-c", "pass"], b"", args.runs, base, env, False)
+        rows = []
+        start = json.dumps({"session_id": "bench", "cwd": str(corpus), "hook_event_name": "SessionStart"}).encode()
+        cases = [("session-start", ["session-start"], start, True)]
+        for label, prompt in PROMPTS.items():
+            data = json.dumps({"session_id": "bench", "cwd": str(corpus), "prompt": prompt}).encode()
+            cases.append((label, ["prompt-submit"], data, "nothing" not in label))
+        for label, event, data, want in cases:
+            ms = timed([*mem, "hook", *event, "--assistant", "claude-code"], data, args.runs, base, env, want)
+            rows.append({"hook": label, "median_ms": round(ms, 1), "ratio": round(ms / pass_ms, 2)})
+        results["python_c_pass_ms"] = round(pass_ms, 1)
+        results["rows"] = rows
+    print(f"mem hook benchmark — python {results['python']}, median of {args.runs} runs, corpus of benchmarks/run.py")
+    print(f"python -c pass: {results['python_c_pass_ms']} ms")
+    print(f"{'hook':<34} {'median ms':>10} {'× pass':>8}  target")
+    for row in rows:
+        verdict = "ok" if row["median_ms"] <= TARGET_MS else "MISSED"
+        print(f"{row['hook']:<34} {row['median_ms']:>10} {row['ratio']:>8}  ≤ {TARGET_MS:g} ms {verdict}")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

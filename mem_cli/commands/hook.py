@@ -1,0 +1,60 @@
+"""``mem hook <event> --assistant <name>``: an assistant's lifecycle hook
+(docs/brief.md). It always exits 0: a hook fails open.
+
+``main.py`` runs it without typer (:func:`run_fast`): a hook runs at every
+prompt, and typer's import alone costs more than the hook's budget allows.
+``mem hook --help`` goes through typer (:func:`register`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import typer
+
+HELP = (
+    "Run an assistant's hook: read its hook JSON on stdin, print what it expects "
+    "(session-start: the brief; prompt-submit: relevant memory; session-end: journals the session). "
+    "Always exits 0; failures go to .bmad/memory/hooks.log."
+)
+
+
+def run_fast(args: Sequence[str]) -> int:
+    """``mem hook`` from its arguments (after ``hook``), without typer."""
+    from mem_core.hooks.runner import run_hook
+
+    event: str | None = None
+    assistant: str | None = None
+    problem: str | None = None
+    items = list(args)
+    i = 0
+    while i < len(items):
+        item = items[i]
+        i += 1
+        if item == "--assistant" and i < len(items):
+            assistant = items[i]
+            i += 1
+        elif item.startswith("--assistant="):
+            assistant = item.partition("=")[2]
+        elif event is None and not item.startswith("-"):
+            event = item
+        else:
+            problem = problem or f"unexpected argument {item!r}"
+    if problem is not None or event is None:
+        from mem_core.hooks.log import log_line
+
+        log_line(None, "hook", problem or "missing the event (session-start | prompt-submit | session-end)")
+        return 0
+    import gc
+
+    gc.disable()  # as for the five actions (mem_cli/run.py): a one-shot process frees everything at exit
+    return run_hook(event, assistant)
+
+
+def register(app: typer.Typer) -> None:
+    """The typer command (for ``--help``), from a module of its own: only it imports typer."""
+    from mem_cli.commands.hook_help import hook
+
+    app.command(name="hook", help=HELP)(hook)

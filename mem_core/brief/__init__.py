@@ -1,0 +1,13 @@
+"""The session brief and the token budget (docs/brief.md).
+
+* :mod:`~mem_core.brief.tokens` — :func:`estimate_tokens`, the estimate every
+  budget is counted in;
+* :mod:`~mem_core.brief.budget` — :func:`fit`: what fits, what is cut, and
+  the last line counting it;
+* :mod:`~mem_core.brief.api` — :func:`brief` and :func:`write_brief`
+  (``mem brief [--write]``);
+* :mod:`~mem_core.brief.refresh` — :func:`refresh_brief`, called by ``mem
+  write`` and ``mem remember`` when the brief file exists.
+
+Nothing is imported here: import the module you need.
+"""

@@ -1,0 +1,15 @@
+"""Lifecycle hooks of the coding assistants: ``mem hook <event> --assistant
+<name>`` (docs/brief.md).
+
+* :mod:`~mem_core.hooks.formats` — the events, their aliases, and what each
+  assistant expects on stdout;
+* :mod:`~mem_core.hooks.runner` — :func:`run_hook`: fail open, a watchdog,
+  the project from the hook's ``cwd``;
+* :mod:`~mem_core.hooks.prompt` — the recall for a prompt, above a relevance
+  floor, within a budget;
+* :mod:`~mem_core.hooks.session` — the first prompt of a session, for its
+  journal event;
+* :mod:`~mem_core.hooks.log` — the bounded hooks log.
+
+Nothing is imported here: import the module you need.
+"""
