@@ -153,7 +153,17 @@ ARGUMENTS: dict[str, tuple[str, str]] = {"recall": ("query", "Words to look for 
 
 #: the built-in commands beyond the five actions (typer only), one module
 #: each in :mod:`mem_cli.commands`
-OTHER_COMMANDS: tuple[str, ...] = ("remember", "memories", "forget", "verify", "context", "plugins", "init", "config")
+OTHER_COMMANDS: tuple[str, ...] = (
+    "remember",
+    "memories",
+    "forget",
+    "verify",
+    "context",
+    "plugins",
+    "init",
+    "config",
+    "adapters",
+)
 
 #: every built-in command, in the order the unknown-action message lists them
 COMMANDS: tuple[str, ...] = (*ACTIONS, *OTHER_COMMANDS)
