@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
@@ -256,12 +257,15 @@ class JsonItem(_Json):
 
 
 def _toml(text: str, label: str) -> dict[str, Any]:
-    import tomllib
-
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise MemError(f"{label} is not valid TOML: {exc}; fix it or move it away, nothing was changed") from None
+        reason = " ".join(str(exc).split())
+        raise MemError(f"{label} is not valid TOML: {reason}; fix it or move it away, nothing was changed") from None
 
 
 class TomlTable(Edit):

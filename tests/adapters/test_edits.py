@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import tomllib
+import sys
 
 import pytest
 from hypothesis import given
@@ -11,6 +11,11 @@ from hypothesis import strategies as st
 
 from mem_core.adapters.edits import BEGIN, END, Block, JsonItem, JsonMember, OwnedFile, TomlTable, YamlListItems
 from mem_core.errors import MemError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 L = "f"
 
