@@ -41,6 +41,7 @@ DEFAULT_PLUGINS: dict[str, str] = {
     "evidence": "mem_plugins.rankers.evidence",
     "nexus": "mem_plugins.verifiers.nexus",
     "junit": "mem_plugins.verifiers.junit",
+    "adapter_claude_code": "mem_plugins.adapters.claude_code",
 }
 
 ENTRY_POINT_GROUP = "mem.plugins"
