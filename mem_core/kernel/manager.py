@@ -42,6 +42,7 @@ DEFAULT_PLUGINS: dict[str, str] = {
     "nexus": "mem_plugins.verifiers.nexus",
     "junit": "mem_plugins.verifiers.junit",
     "adapter_claude_code": "mem_plugins.adapters.claude_code",
+    "adapter_codex_cli": "mem_plugins.adapters.codex_cli",
 }
 
 ENTRY_POINT_GROUP = "mem.plugins"
