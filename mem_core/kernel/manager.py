@@ -43,6 +43,7 @@ DEFAULT_PLUGINS: dict[str, str] = {
     "junit": "mem_plugins.verifiers.junit",
     "adapter_claude_code": "mem_plugins.adapters.claude_code",
     "adapter_codex_cli": "mem_plugins.adapters.codex_cli",
+    "adapter_gemini_cli": "mem_plugins.adapters.gemini_cli",
 }
 
 ENTRY_POINT_GROUP = "mem.plugins"
