@@ -44,6 +44,7 @@ DEFAULT_PLUGINS: dict[str, str] = {
     "adapter_claude_code": "mem_plugins.adapters.claude_code",
     "adapter_codex_cli": "mem_plugins.adapters.codex_cli",
     "adapter_gemini_cli": "mem_plugins.adapters.gemini_cli",
+    "adapter_cursor": "mem_plugins.adapters.cursor",
 }
 
 ENTRY_POINT_GROUP = "mem.plugins"
