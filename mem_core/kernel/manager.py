@@ -45,6 +45,7 @@ DEFAULT_PLUGINS: dict[str, str] = {
     "adapter_codex_cli": "mem_plugins.adapters.codex_cli",
     "adapter_gemini_cli": "mem_plugins.adapters.gemini_cli",
     "adapter_cursor": "mem_plugins.adapters.cursor",
+    "adapter_opencode": "mem_plugins.adapters.opencode",
 }
 
 ENTRY_POINT_GROUP = "mem.plugins"
