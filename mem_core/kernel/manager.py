@@ -46,6 +46,7 @@ DEFAULT_PLUGINS: dict[str, str] = {
     "adapter_gemini_cli": "mem_plugins.adapters.gemini_cli",
     "adapter_cursor": "mem_plugins.adapters.cursor",
     "adapter_opencode": "mem_plugins.adapters.opencode",
+    "adapter_aider": "mem_plugins.adapters.aider",
 }
 
 ENTRY_POINT_GROUP = "mem.plugins"
