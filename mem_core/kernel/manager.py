@@ -47,6 +47,7 @@ DEFAULT_PLUGINS: dict[str, str] = {
     "adapter_cursor": "mem_plugins.adapters.cursor",
     "adapter_opencode": "mem_plugins.adapters.opencode",
     "adapter_aider": "mem_plugins.adapters.aider",
+    "adapter_antigravity": "mem_plugins.adapters.antigravity",
 }
 
 ENTRY_POINT_GROUP = "mem.plugins"
