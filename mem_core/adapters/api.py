@@ -268,14 +268,17 @@ class AdapterReport:
         return {"project": self.target.project, "scope": self.target.scope, "adapters": self.rows}
 
 
-def _state(files: _Files, edits: list[Edit]) -> str:
+def _state(files: _Files, edits: list[Edit], shared: set[Any]) -> str:
+    """``yes`` (every edit there), ``partly`` (some, not counting what other
+    adapters share: ``AGENTS.md``'s block alone does not make Codex CLI
+    installed) or ``no``; ``unknown: …`` when a file cannot be read."""
     try:
         present = [files.present(edit) for edit in edits]
     except MemError as exc:
         return f"unknown: {exc.message}"
     if present and all(present):
         return "yes"
-    return "partly" if any(present) else "no"
+    return "partly" if any(p for p, e in zip(present, edits, strict=True) if e.key not in shared) else "no"
 
 
 def _change(action: str, target: Target, files: _Files, adapters: list[Adapter], dry_run: bool) -> AdapterChange:
@@ -370,11 +373,15 @@ def remove_adapters(
 def _rows(target: Target, adapters: list[Adapter], only_installed: bool) -> list[dict[str, Any]]:
     files = _Files(target)
     rows = []
-    for adapter in adapters:
-        if target.scope not in adapter.scopes:
-            continue
+    usable = [adapter for adapter in adapters if target.scope in adapter.scopes]
+    counts: dict[Any, int] = {}
+    for adapter in usable:
+        for key in {edit.key for edit in adapter.edits(target)}:
+            counts[key] = counts.get(key, 0) + 1
+    shared = {key for key, count in counts.items() if count > 1}
+    for adapter in usable:
         edits = adapter.edits(target)
-        state = _state(files, edits)
+        state = _state(files, edits, shared)
         if only_installed and state == "no":
             continue
         row: dict[str, Any] = {
