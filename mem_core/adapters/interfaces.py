@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-import sys
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, ClassVar
 
@@ -70,6 +68,9 @@ class Target:
         """``mem`` as an absolute command line, for an assistant that takes
         absolute paths only (Antigravity): the ``mem`` on ``PATH``, else this
         Python running ``mem_cli``."""
+        import shutil
+        import sys
+
         found = shutil.which("mem")
         if found:
             return [os.path.abspath(found)]
@@ -132,6 +133,8 @@ class Adapter(ABC):
         """Whether the assistant seems to be used here: one of its
         :attr:`markers` exists in the project or the home directory, or one
         of its :attr:`programs` is on ``PATH``."""
+        import shutil
+
         roots = dict.fromkeys((target.project, target.home))
         return any(os.path.lexists(os.path.join(root, m)) for root in roots for m in self.markers) or any(
             shutil.which(program) for program in self.programs

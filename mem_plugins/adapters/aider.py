@@ -9,10 +9,14 @@ it). Project scope only.
 
 from __future__ import annotations
 
-from mem_core.adapters.edits import Block, Edit, YamlListItems
-from mem_core.adapters.instructions import instructions
-from mem_core.adapters.interfaces import Adapter, Target
+from typing import TYPE_CHECKING
+
+from mem_core.adapters.interfaces import Adapter
 from mem_core.plugin import hookimpl
+
+if TYPE_CHECKING:
+    from mem_core.adapters.edits import Edit
+    from mem_core.adapters.interfaces import Target
 
 NAME = "aider"
 CONVENTIONS = "CONVENTIONS.md"
@@ -28,6 +32,9 @@ class Aider(Adapter):
     scopes = ("project",)
 
     def edits(self, target: Target) -> list[Edit]:
+        from mem_core.adapters.edits import Block, YamlListItems
+        from mem_core.adapters.instructions import instructions
+
         return [
             Block(CONVENTIONS, instructions(NAME, mcp=False)),
             YamlListItems(".aider.conf.yml", "read", [CONVENTIONS, BRIEF]),

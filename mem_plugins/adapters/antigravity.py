@@ -11,10 +11,14 @@ does. No hooks: where Antigravity reads them is not settled (see
 
 from __future__ import annotations
 
-from mem_core.adapters.edits import Block, Edit, JsonMember
-from mem_core.adapters.instructions import MCP_ARGS, instructions
-from mem_core.adapters.interfaces import Adapter, Target
+from typing import TYPE_CHECKING
+
+from mem_core.adapters.interfaces import Adapter
 from mem_core.plugin import hookimpl
+
+if TYPE_CHECKING:
+    from mem_core.adapters.edits import Edit
+    from mem_core.adapters.interfaces import Target
 
 NAME = "antigravity"
 FRONTMATTER = "---\ntrigger: always_on\ndescription: How to use mem, this project's memory\n---\n\n"
@@ -29,6 +33,9 @@ class Antigravity(Adapter):
     programs = ("antigravity",)
 
     def edits(self, target: Target) -> list[Edit]:
+        from mem_core.adapters.edits import Block, JsonMember
+        from mem_core.adapters.instructions import MCP_ARGS, instructions
+
         if not target.user:
             return [
                 Block(".agents/rules/mem.md", instructions(NAME), preamble=FRONTMATTER),

@@ -11,16 +11,18 @@ later (``enableAllProjectMcpServers``).
 
 from __future__ import annotations
 
-from functools import partial
+from typing import TYPE_CHECKING
 
-from mem_core.adapters.edits import Block, Edit, JsonItem, JsonMember
-from mem_core.adapters.instructions import MCP_ARGS, hook_command, instructions, is_hook_command
-from mem_core.adapters.interfaces import Adapter, Target
+from mem_core.adapters.interfaces import Adapter
 from mem_core.plugin import hookimpl
+
+if TYPE_CHECKING:
+    from mem_core.adapters.edits import Edit
+    from mem_core.adapters.interfaces import Target
 
 NAME = "claude-code"
 #: Claude Code's hook events for mem's three (timeouts in seconds)
-EVENTS = (
+EVENTS: tuple[tuple[str, str, dict[str, str]], ...] = (
     ("SessionStart", "session-start", {"matcher": "startup|resume|clear|compact"}),
     ("UserPromptSubmit", "prompt-submit", {}),
     ("SessionEnd", "session-end", {}),
@@ -35,6 +37,11 @@ class ClaudeCode(Adapter):
     programs = ("claude",)
 
     def edits(self, target: Target) -> list[Edit]:
+        from functools import partial
+
+        from mem_core.adapters.edits import Block, JsonItem, JsonMember
+        from mem_core.adapters.instructions import MCP_ARGS, hook_command, instructions, is_hook_command
+
         ours = partial(is_hook_command, assistant=NAME)
         settings = ".claude/settings.json"
         edits: list[Edit] = [Block(".claude/CLAUDE.md" if target.user else "CLAUDE.md", instructions(NAME))]

@@ -10,16 +10,18 @@ runs the session-end hook.
 
 from __future__ import annotations
 
-from functools import partial
+from typing import TYPE_CHECKING
 
-from mem_core.adapters.edits import Block, Edit, JsonItem, TomlTable
-from mem_core.adapters.instructions import MCP_ARGS, hook_command, instructions, is_hook_command
-from mem_core.adapters.interfaces import Adapter, Target
+from mem_core.adapters.interfaces import Adapter
 from mem_core.plugin import hookimpl
+
+if TYPE_CHECKING:
+    from mem_core.adapters.edits import Edit
+    from mem_core.adapters.interfaces import Target
 
 NAME = "codex-cli"
 EVENTS = (("SessionStart", "session-start"), ("UserPromptSubmit", "prompt-submit"), ("Stop", "session-end"))
-SERVER = {"command": "mem", "args": MCP_ARGS, "required": True, "default_tools_approval_mode": "approve"}
+SERVER = {"command": "mem", "args": ["mcp"], "required": True, "default_tools_approval_mode": "approve"}
 
 
 class CodexCli(Adapter):
@@ -30,6 +32,11 @@ class CodexCli(Adapter):
     programs = ("codex",)
 
     def edits(self, target: Target) -> list[Edit]:
+        from functools import partial
+
+        from mem_core.adapters.edits import Block, JsonItem, TomlTable
+        from mem_core.adapters.instructions import hook_command, instructions, is_hook_command
+
         ours = partial(is_hook_command, assistant=NAME)
         edits: list[Edit] = [
             Block(".codex/AGENTS.md" if target.user else "AGENTS.md", instructions(NAME)),

@@ -8,12 +8,14 @@ every version reads, carries the instructions either way.
 
 from __future__ import annotations
 
-from functools import partial
+from typing import TYPE_CHECKING
 
-from mem_core.adapters.edits import Block, Edit, JsonItem, JsonMember
-from mem_core.adapters.instructions import MCP_ARGS, hook_command, instructions, is_hook_command
-from mem_core.adapters.interfaces import Adapter, Target
+from mem_core.adapters.interfaces import Adapter
 from mem_core.plugin import hookimpl
+
+if TYPE_CHECKING:
+    from mem_core.adapters.edits import Edit
+    from mem_core.adapters.interfaces import Target
 
 NAME = "cursor"
 EVENTS = (("sessionStart", "session-start"), ("beforeSubmitPrompt", "prompt-submit"), ("stop", "session-end"))
@@ -28,6 +30,11 @@ class Cursor(Adapter):
     programs = ("cursor", "cursor-agent")
 
     def edits(self, target: Target) -> list[Edit]:
+        from functools import partial
+
+        from mem_core.adapters.edits import Block, JsonItem, JsonMember
+        from mem_core.adapters.instructions import MCP_ARGS, hook_command, instructions, is_hook_command
+
         ours = partial(is_hook_command, assistant=NAME)
         edits: list[Edit] = []
         if not target.user:

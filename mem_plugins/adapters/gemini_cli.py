@@ -9,12 +9,14 @@ milliseconds.
 
 from __future__ import annotations
 
-from functools import partial
+from typing import TYPE_CHECKING
 
-from mem_core.adapters.edits import Block, Edit, JsonItem, JsonMember
-from mem_core.adapters.instructions import MCP_ARGS, hook_command, instructions, is_hook_command
-from mem_core.adapters.interfaces import Adapter, Target
+from mem_core.adapters.interfaces import Adapter
 from mem_core.plugin import hookimpl
+
+if TYPE_CHECKING:
+    from mem_core.adapters.edits import Edit
+    from mem_core.adapters.interfaces import Target
 
 NAME = "gemini-cli"
 EVENTS = (
@@ -32,6 +34,11 @@ class GeminiCli(Adapter):
     programs = ("gemini",)
 
     def edits(self, target: Target) -> list[Edit]:
+        from functools import partial
+
+        from mem_core.adapters.edits import Block, JsonItem, JsonMember
+        from mem_core.adapters.instructions import MCP_ARGS, hook_command, instructions, is_hook_command
+
         ours = partial(is_hook_command, assistant=NAME)
         settings = ".gemini/settings.json"
         edits: list[Edit] = [

@@ -12,10 +12,14 @@ longer than 5 s adds nothing.
 
 from __future__ import annotations
 
-from mem_core.adapters.edits import Block, Edit, JsonMember, OwnedFile
-from mem_core.adapters.instructions import instructions
-from mem_core.adapters.interfaces import Adapter, Target
+from typing import TYPE_CHECKING
+
+from mem_core.adapters.interfaces import Adapter
 from mem_core.plugin import hookimpl
+
+if TYPE_CHECKING:
+    from mem_core.adapters.edits import Edit
+    from mem_core.adapters.interfaces import Target
 
 NAME = "opencode"
 HEADER = "// mem: written by `mem adapters install opencode`; `mem adapters remove opencode` deletes it.\n"
@@ -117,6 +121,9 @@ class OpenCode(Adapter):
     programs = ("opencode",)
 
     def edits(self, target: Target) -> list[Edit]:
+        from mem_core.adapters.edits import Block, JsonMember, OwnedFile
+        from mem_core.adapters.instructions import instructions
+
         where = ".config/opencode/" if target.user else ""
         plugin = ".config/opencode/plugin/mem.js" if target.user else ".opencode/plugin/mem.js"
         return [
