@@ -15,6 +15,7 @@ from mem_core.js.values import js_string
 from mem_core.retrieval.text import one_line
 
 if TYPE_CHECKING:
+    from mem_core.adapters.api import AdapterChange, AdapterReport
     from mem_core.evidence.api import ObserveResult, OutcomesResult
     from mem_core.journal.api import WriteResult
     from mem_core.kernel.report import PluginsReport
@@ -209,4 +210,47 @@ def plugins(report: PluginsReport) -> str:
         lines.append(f"  {row['name']} ({row['origin']}: {row['provider']}{version}): {provides}")
         if row["error"]:
             lines.append(f"    BROKEN: {row['error']}")
+    return "\n".join(lines)
+
+
+# -- adapters -----------------------------------------------------------------------
+
+
+def adapters_list(report: AdapterReport) -> str:
+    lines = [f"mem adapters: {len(report.rows)} adapter(s), {report.target.scope} scope"]
+    for row in report.rows:
+        detected = "detected" if row["detected"] else "not detected"
+        lines.append(f"  {row['name']} ({row['title']}): {detected}, installed: {row['installed']}")
+        lines.append(f"    {', '.join(row['files'])}")
+    return "\n".join(lines)
+
+
+def adapters_change(result: AdapterChange) -> str:
+    """A dry run: the diff. Otherwise what changed, then what the user must still do."""
+    verb = "would change" if result.dry_run else "changed"
+    if result.dry_run:
+        lines = [result.diff.rstrip("\n")] if result.diff else []
+    else:
+        lines = []
+    names = ", ".join(row["name"] for row in result.adapters)
+    if not result.files:
+        lines.append(f"mem adapters {result.action}: {names}: nothing to change")
+    else:
+        lines.append(f"mem adapters {result.action}: {names}: {verb} {len(result.files)} file(s)")
+        lines += [f"  {row['change']} {row['path']}" for row in result.files]
+    for row in result.adapters:
+        lines += [f"  {row['name']}: {note}" for note in row["notes"]]
+    return "\n".join(lines)
+
+
+def adapters_status(report: AdapterReport) -> str:
+    if not report.rows:
+        return f"mem adapters: none installed ({report.target.scope} scope); see `mem adapters list`"
+    lines = []
+    for row in report.rows:
+        lines.append(f"{row['name']} ({row['title']}): installed: {row['installed']}")
+        lines.append(f"  files: {', '.join(row['files'])}")
+        if row["missing"]:
+            lines.append(f"  missing: {', '.join(row['missing'])}")
+        lines += [f"  to do: {note}" for note in row["notes"]]
     return "\n".join(lines)

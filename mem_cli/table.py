@@ -165,6 +165,7 @@ OTHER_COMMANDS: tuple[str, ...] = (
     "brief",
     "hook",
     "config",
+    "adapters",
 )
 
 #: every built-in command, in the order the unknown-action message lists them

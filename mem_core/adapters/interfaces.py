@@ -2,10 +2,79 @@
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-__all__ = ["Adapter"]
+if TYPE_CHECKING:
+    from mem_core.adapters.edits import Edit
+
+__all__ = ["Adapter", "Target", "SCOPES"]
+
+#: where an adapter writes: the project's files, or the user's (under the home directory)
+SCOPES = ("project", "user")
+
+
+class Target:
+    """Where an adapter installs, read-only: ``scope`` is ``project`` (files
+    under ``project``) or ``user`` (files under ``home``); :attr:`root` is
+    the directory the adapter's paths are relative to. ``approve``: the
+    user asked to approve what the assistant would otherwise ask about
+    (``install --approve``)."""
+
+    __slots__ = ("_project", "_home", "_scope", "_approve")
+
+    def __init__(self, project: str, home: str, scope: str = "project", *, approve: bool = False) -> None:
+        self._project = os.path.abspath(project)
+        self._home = os.path.abspath(home)
+        self._scope = scope
+        self._approve = approve
+
+    @property
+    def project(self) -> str:
+        return self._project
+
+    @property
+    def home(self) -> str:
+        return self._home
+
+    @property
+    def scope(self) -> str:
+        return self._scope
+
+    @property
+    def approve(self) -> bool:
+        return self._approve
+
+    @property
+    def user(self) -> bool:
+        return self._scope == "user"
+
+    @property
+    def root(self) -> str:
+        return self._home if self.user else self._project
+
+    def label(self, relative: str) -> str:
+        """A path as messages and diffs show it (``~/`` for the home directory)."""
+        return "~/" + relative if self.user else relative
+
+    def exists(self, relative: str) -> bool:
+        return os.path.lexists(os.path.join(self.root, relative))
+
+    def path(self, relative: str) -> str:
+        return os.path.join(self.root, *relative.split("/"))
+
+    def mem_argv(self) -> list[str]:
+        """``mem`` as an absolute command line, for an assistant that takes
+        absolute paths only (Antigravity): the ``mem`` on ``PATH``, else this
+        Python running ``mem_cli``."""
+        import shutil
+        import sys
+
+        found = shutil.which("mem")
+        if found:
+            return [os.path.abspath(found)]
+        return [os.path.abspath(sys.executable), "-m", "mem_cli"]
 
 
 class Adapter(ABC):
@@ -13,19 +82,27 @@ class Adapter(ABC):
     its instruction file, its lifecycle hooks, its MCP server entry.
 
     ``name`` is what ``--assistant`` takes; ``title`` the assistant's own
-    name. :meth:`files` says which project files the adapter manages, so that
-    a person can see what it will touch before it does.
+    name. :meth:`edits` says what the adapter adds to which file for a
+    :class:`Target` (the project, or the user's files): each one an
+    :class:`~mem_core.adapters.edits.Edit` that ``mem adapters install``
+    applies and ``mem adapters remove`` takes out again, byte for byte.
+    ``markers`` (files or directories under the target's root) and
+    ``programs`` (executables on ``PATH``) tell whether the assistant is
+    there (:meth:`detect`); :meth:`notes` is what the user must still do
+    after an install (approve, trust).
 
     Example usage::
 
         from mem_core.plugin import Adapter, hookimpl
+        from mem_core.adapters.edits import Block
 
         class Notepad(Adapter):
             name = "notepad"
             title = "Notepad Agent"
+            markers = (".notepad",)
 
-            def files(self, project):
-                return ["NOTEPAD.md"]
+            def edits(self, target):
+                return [Block("NOTEPAD.md", "Call `mem recall` before you change an area.")]
 
         @hookimpl
         def mem_register_adapters():
@@ -35,7 +112,34 @@ class Adapter(ABC):
     name: ClassVar[str]
     title: ClassVar[str] = ""
     help: ClassVar[str] = ""
+    #: files or directories (relative to the target's root) whose presence means the assistant is used
+    markers: ClassVar[tuple[str, ...]] = ()
+    #: executables whose presence on ``PATH`` means the assistant is installed
+    programs: ClassVar[tuple[str, ...]] = ()
+    #: the scopes it can install in (an assistant without user-level files: ``("project",)``)
+    scopes: ClassVar[tuple[str, ...]] = SCOPES
 
     @abstractmethod
-    def files(self, project: str) -> list[str]:
-        """The project-relative paths this adapter writes or edits."""
+    def edits(self, target: Target) -> list[Edit]:
+        """What this adapter writes for ``target``, in order."""
+
+    def files(self, project: str, *, scope: str = "project", home: str | None = None) -> list[str]:
+        """The paths (relative to the project, or ``~/…`` for the user's
+        files) that this adapter writes or edits, each once."""
+        target = Target(project, home or os.path.expanduser("~"), scope)
+        return list(dict.fromkeys(target.label(edit.path) for edit in self.edits(target)))
+
+    def detect(self, target: Target) -> bool:
+        """Whether the assistant seems to be used here: one of its
+        :attr:`markers` exists in the project or the home directory, or one
+        of its :attr:`programs` is on ``PATH``."""
+        import shutil
+
+        roots = dict.fromkeys((target.project, target.home))
+        return any(os.path.lexists(os.path.join(root, m)) for root in roots for m in self.markers) or any(
+            shutil.which(program) for program in self.programs
+        )
+
+    def notes(self, target: Target) -> list[str]:
+        """What the user must do themselves after an install (one line each)."""
+        return []

@@ -41,6 +41,13 @@ DEFAULT_PLUGINS: dict[str, str] = {
     "evidence": "mem_plugins.rankers.evidence",
     "nexus": "mem_plugins.verifiers.nexus",
     "junit": "mem_plugins.verifiers.junit",
+    "adapter_claude_code": "mem_plugins.adapters.claude_code",
+    "adapter_codex_cli": "mem_plugins.adapters.codex_cli",
+    "adapter_gemini_cli": "mem_plugins.adapters.gemini_cli",
+    "adapter_cursor": "mem_plugins.adapters.cursor",
+    "adapter_opencode": "mem_plugins.adapters.opencode",
+    "adapter_aider": "mem_plugins.adapters.aider",
+    "adapter_antigravity": "mem_plugins.adapters.antigravity",
 }
 
 ENTRY_POINT_GROUP = "mem.plugins"

@@ -239,14 +239,15 @@ def test_sources_read_files_through_their_context(project: Path) -> None:
 
 
 def test_adapters_are_collected_from_mem_register_adapters() -> None:
+    from mem_core.adapters.edits import Block
     from mem_core.plugin import Adapter
 
     class Notepad(Adapter):
         name = "notepad"
         title = "Notepad Agent"
 
-        def files(self, project):
-            return ["NOTEPAD.md"]
+        def edits(self, target):
+            return [Block("NOTEPAD.md", "Call `mem recall` first.")]
 
     class Plugin:
         @hookimpl
@@ -254,7 +255,8 @@ def test_adapters_are_collected_from_mem_register_adapters() -> None:
             return [Notepad]
 
     kernel = _kernel(Plugin())
-    assert kernel.adapters.names() == ["notepad"]
+    assert "notepad" in kernel.adapters.names()
+    assert kernel.adapters.provider("notepad") == "test-plugin-0"
     assert kernel.adapters.get("notepad")().files("/p") == ["NOTEPAD.md"]
     from mem_core.kernel.report import plugins_report
 

@@ -1,0 +1,61 @@
+"""Codex CLI: ``AGENTS.md``, ``[mcp_servers.mem]`` in ``.codex/config.toml``, hooks in ``.codex/hooks.json``.
+
+With ``--scope user``: the same under ``~/.codex/``. Codex reads a
+project's ``.codex/`` only in a trusted project. ``required = true`` makes
+Codex wait for the server (a first request can otherwise leave before it is
+up) and ``default_tools_approval_mode = "approve"`` lets a headless run call
+its tools. ``Stop`` (the end of a turn; Codex has no session-end event)
+runs the session-end hook.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mem_core.adapters.interfaces import Adapter
+from mem_core.plugin import hookimpl
+
+if TYPE_CHECKING:
+    from mem_core.adapters.edits import Edit
+    from mem_core.adapters.interfaces import Target
+
+NAME = "codex-cli"
+EVENTS = (("SessionStart", "session-start"), ("UserPromptSubmit", "prompt-submit"), ("Stop", "session-end"))
+SERVER = {"command": "mem", "args": ["mcp"], "required": True, "default_tools_approval_mode": "approve"}
+
+
+class CodexCli(Adapter):
+    name = NAME
+    title = "Codex CLI"
+    help = "AGENTS.md block, [mcp_servers.mem] in .codex/config.toml, SessionStart/UserPromptSubmit/Stop hooks."
+    markers = (".codex",)
+    programs = ("codex",)
+
+    def edits(self, target: Target) -> list[Edit]:
+        from functools import partial
+
+        from mem_core.adapters.edits import Block, JsonItem, TomlTable
+        from mem_core.adapters.instructions import hook_command, instructions, is_hook_command
+
+        ours = partial(is_hook_command, assistant=NAME)
+        edits: list[Edit] = [
+            Block(".codex/AGENTS.md" if target.user else "AGENTS.md", instructions(NAME)),
+            TomlTable(".codex/config.toml", ("mcp_servers", "mem"), SERVER),
+        ]
+        for event, mem_event in EVENTS:
+            hook = {"type": "command", "command": hook_command(mem_event, NAME), "timeout": 10}
+            edits.append(JsonItem(".codex/hooks.json", ("hooks", event), {"hooks": [hook]}, ours))
+        return edits
+
+    def notes(self, target: Target) -> list[str]:
+        if target.user:
+            return []
+        return [
+            "Codex reads .codex/config.toml and .codex/hooks.json only in a trusted project: trust this project "
+            f'when Codex asks (it records [projects."{target.project}"] trust_level = "trusted" in ~/.codex/config.toml).'
+        ]
+
+
+@hookimpl
+def mem_register_adapters() -> list[type[Adapter]]:
+    return [CodexCli]
