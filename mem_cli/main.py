@@ -38,6 +38,11 @@ def _node_text(arg: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mem`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
     args = [_node_text(arg) for arg in (sys.argv[1:] if argv is None else argv)]
+    if args == ["--version"]:  # as typer's --version prints it, without building it or the kernel
+        from mem_core import __version__
+
+        output.out(f"mem {__version__}")
+        return 0
     if args[:1] == ["hook"] and "--help" not in args and "-h" not in args:
         # a hook runs at every prompt: no typer, and it always exits 0 (it fails open)
         from mem_cli.commands.hook import run_fast
@@ -50,11 +55,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         kernel, parsed = _with_plugin_signals(args, parsed)
     action = parsed.action
     if action is None:
-        if "--version" in args and not parsed.help and not parsed.problem:
-            from mem_core import __version__
-
-            output.out(f"mem {__version__}")  # as typer's --version prints it, without building it
-            return 0
         if parsed.help or "--version" in args:
             from mem_cli.app import run_typer
 

@@ -12,8 +12,8 @@ are not affected.
 
 from __future__ import annotations
 
+import _thread
 import inspect
-import threading
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -124,7 +124,7 @@ class Kernel:
         self._registries: dict[str, Registry[Any]] = {}
         #: plugin name -> why one of its registration hooks failed
         self._failures: dict[str, str] = {}
-        self._lock = threading.RLock()
+        self._lock = _thread.RLock()
 
     @property
     def settings(self) -> Settings:
