@@ -66,7 +66,8 @@ class Run:
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in list(os.environ):
-        if name.startswith("MEM_"):
+        # mem's settings are cleared; the test runners' own switches stay
+        if name.startswith("MEM_") and not name.startswith(("MEM_TEST_", "MEM_ASSISTANTS_")):
             monkeypatch.delenv(name)
     monkeypatch.setenv("MEM_DISABLE_PLUGINS", TEST_PLUGINS)
     monkeypatch.setenv("MEM_USER_DIR", str(tmp_path / "user-store"))

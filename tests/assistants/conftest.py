@@ -20,3 +20,32 @@ def fake_model() -> Iterator[FakeModel]:
     """A started :class:`fake_model.FakeModel` on 127.0.0.1 (``fake_model.url``), stopped after the test."""
     with FakeModel() as fake:
         yield fake
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--require-programs",
+        action="store_true",
+        help="a test that skips although the assistants' programs are installed fails instead (tox -e assistants)",
+    )
+
+
+def _installed() -> bool:
+    import programs
+
+    try:
+        programs.manifest()
+    except programs.Unavailable:
+        return False
+    return True
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> object:
+    """With ``--require-programs``, a skip is a failure whenever the programs
+    were installed: only a registry that could not be reached may skip them."""
+    report = yield
+    if report.skipped and item.config.getoption("--require-programs") and _installed():  # type: ignore[attr-defined]
+        report.outcome = "failed"  # type: ignore[attr-defined]
+        report.longrepr = f"skipped although the assistants' programs are installed: {report.longrepr}"  # type: ignore[attr-defined]
+    return report
