@@ -25,6 +25,7 @@ def given_signals(values: Mapping[str, Any]) -> dict[str, str]:
     for item in values.get("signal") or ():
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
-            raise UsageError(f"--signal takes NAME=VALUE, got '{item}'")
+            shown = item.encode("unicode_escape").decode("ascii")  # one line, whatever it holds
+            raise UsageError(f"--signal takes NAME=VALUE, got '{shown}'")
         given[name.strip()] = value
     return given

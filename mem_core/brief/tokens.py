@@ -11,8 +11,8 @@ text ``mem`` prints — English prose, Markdown notes, code, JSON:
 * a run of digits counts one token per 3 digits (BPE vocabularies hold the
   numbers up to 999 and split longer ones so);
 * every other visible character (punctuation, symbols, emoji) counts one;
-* a run of white space counts one, except a single space before a word or
-  a symbol (BPE tokenizers fold it into the next token; not into a number).
+* a run of white space counts one, except a single space before a word
+  (BPE tokenizers fold it into the next token).
 
 Why it is an upper bound of real counts: the pre-tokenizers of the BPE
 tokenizers in use (GPT-2's, ``cl100k``'s, ``o200k``'s) never merge across a
@@ -58,8 +58,8 @@ def estimate_tokens(text: str) -> int:
         elif first.isdigit():
             count += -(-len(piece) // 3) if piece.isascii() else len(piece)
         elif first.isspace():
-            if piece == " " and match.end() < end and not text[match.end()].isdigit():
-                continue  # folded into the next word or symbol
+            if piece == " " and match.end() < end and text[match.end()].isalpha():
+                continue  # folded into the next word
             count += 1
         elif first.isalpha():
             count += max(len(piece), -(-len(piece.encode("utf-8", "surrogatepass")) // 3))

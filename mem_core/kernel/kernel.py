@@ -154,9 +154,12 @@ class Kernel:
         return registry
 
     def _collect(self, hook_name: str, kind: str) -> Registry[Any]:
+        from mem_core.kernel.manager import load_defaults
+
         base = _base(kind)
         pm = self.pm
-        order = {name: index for index, (name, _plugin) in enumerate(pm.list_name_plugin())}
+        load_defaults(pm, hook_name)
+        order = self._order()
         impls = getattr(pm.hook, hook_name).get_hookimpls()
         plain = sorted(
             (impl for impl in impls if not (impl.wrapper or impl.hookwrapper)),
@@ -166,7 +169,7 @@ class Kernel:
         context = self.context()
         entries: list[tuple[str, type]] = []
         failed: list[Any] = []
-        broken = [(info.name, info.error) for info in self.plugin_infos() if info.error]
+        broken = [(info.name, info.error) for info in self._infos() if info.error]
         for impl in plain:
             # this plugin's classes, through the relay (pluggy passes the
             # arguments the implementation names)
@@ -232,11 +235,21 @@ class Kernel:
         with self._lock:
             self._failures.setdefault(plugin_name, error)
 
-    def plugin_infos(self) -> list[Any]:
-        """Every plugin loaded or broken (``mem plugins``); a plugin whose
-        registration hook failed carries that error. Plugins registered on the
-        manager directly (by a library caller or a test) are listed too, with
-        origin ``registered``."""
+    def _order(self) -> dict[str, int]:
+        """Plugin name -> its place: the default plugins first, in
+        :data:`~mem_core.kernel.manager.DEFAULT_PLUGINS` order (they are
+        imported lazily, so their registration order says nothing), then the
+        others in registration order."""
+        from mem_core.kernel.manager import DEFAULT_PLUGINS
+
+        order = {name: index for index, name in enumerate(DEFAULT_PLUGINS)}
+        for name, _plugin in self.pm.list_name_plugin():
+            order.setdefault(name, len(order))
+        return order
+
+    def _infos(self) -> list[Any]:
+        """The plugins loaded or broken so far, in :meth:`_order`; a plugin
+        whose registration hook failed carries that error."""
         from mem_core.kernel.manager import PluginInfo
 
         infos = list(getattr(self.pm, "mem_plugin_info", []))
@@ -244,12 +257,25 @@ class Kernel:
         for name, plugin in self.pm.list_name_plugin():
             if name not in listed and plugin is not None:
                 infos.append(PluginInfo(name, getattr(plugin, "__name__", type(plugin).__name__), "", "registered"))
+        order = self._order()
+        infos.sort(key=lambda info: order.get(info.name, len(order)))
         return [
             PluginInfo(i.name, i.provider, i.version, i.origin, error=self._failures[i.name])
             if i.error is None and i.name in self._failures
             else i
             for i in infos
         ]
+
+    def plugin_infos(self) -> list[Any]:
+        """Every plugin loaded or broken (``mem plugins``): the default plugins
+        are all imported first. A plugin whose registration hook failed
+        carries that error. Plugins registered on the manager directly (by a
+        library caller or a test) are listed too, with origin ``registered``."""
+        from mem_core.kernel.manager import load_defaults
+
+        with self._lock:
+            load_defaults(self.pm)
+        return self._infos()
 
 
 def _as_list(result: Any) -> list[Any]:

@@ -23,7 +23,7 @@ from mem_core.errors import PluginError
 if TYPE_CHECKING:
     from mem_core.settings import Settings
 
-__all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "PluginInfo", "make_plugin_manager"]
+__all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "KIND_HOOKS", "PluginInfo", "load_defaults", "make_plugin_manager"]
 
 
 #: Built-in behaviour, registered by the same path as third-party plugins.
@@ -97,20 +97,12 @@ def make_plugin_manager(
     strict = settings.strict_plugins
     for name in disabled:
         pm.set_blocked(name)
-    if defaults:
-        for short, module_name in DEFAULT_PLUGINS.items():
-            if short in disabled:
-                continue
-            _load(
-                pm,
-                short,
-                partial(importlib.import_module, module_name),
-                module_name,
-                _mem_version(),
-                "default",
-                infos,
-                strict,
-            )
+    # default plugins are imported when a registry of their kind is first
+    # needed (load_defaults): `mem write` never imports a verifier or an adapter
+    pm.mem_pending = {  # type: ignore[attr-defined]
+        short: module for short, module in (DEFAULT_PLUGINS.items() if defaults else ()) if short not in disabled
+    }
+    pm.mem_strict = strict  # type: ignore[attr-defined]
     origin = "env" if settings.layer("plugins") == "env" else "config"
     for name, provider, loader in _named_plugins(settings.plugins):
         if name not in disabled:
@@ -122,6 +114,47 @@ def make_plugin_manager(
             _load(pm, ep.name, ep.load, ep.value, ep.version, "entry-point", infos, strict)
     _check_pending(pm, infos, strict)
     return pm
+
+
+#: the registration hook each kind of default plugin implements: a default
+#: plugin ``mem_plugins.<kind>.<name>`` implements that hook only
+KIND_HOOKS: dict[str, str] = {
+    "sources": "mem_register_note_sources",
+    "rankers": "mem_register_rankers",
+    "signals": "mem_register_reward_signals",
+    "verifiers": "mem_register_outcome_verifiers",
+    "stores": "mem_register_stores",
+    "adapters": "mem_register_adapters",
+}
+
+
+def default_hook(module_name: str) -> str:
+    """The registration hook of the default plugin module ``module_name``."""
+    return KIND_HOOKS[module_name.split(".")[1]]
+
+
+def load_defaults(pm: pluggy.PluginManager, hook: str | None = None) -> None:
+    """Import and register the default plugins not loaded yet that implement
+    ``hook`` (every one of them with ``None``), in :data:`DEFAULT_PLUGINS` order."""
+    pending: dict[str, str] = getattr(pm, "mem_pending", {})
+    chosen = [(short, module) for short, module in pending.items() if hook is None or default_hook(module) == hook]
+    if not chosen:
+        return
+    infos: list[PluginInfo] = pm.mem_plugin_info  # type: ignore[attr-defined]
+    strict: bool = pm.mem_strict  # type: ignore[attr-defined]
+    for short, module_name in chosen:
+        del pending[short]
+        _load(
+            pm,
+            short,
+            partial(importlib.import_module, module_name),
+            module_name,
+            _mem_version(),
+            "default",
+            infos,
+            strict,
+        )
+    _check_pending(pm, infos, strict)
 
 
 def _check_pending(pm: pluggy.PluginManager, infos: list[PluginInfo], strict: bool) -> None:

@@ -61,7 +61,7 @@ def test_the_samples_cover_every_kind_and_the_estimate_is_not_wildly_high() -> N
         ("HTTPServer", 3),
         ("12345", 2),
         ("a 42", 3),
-        ("x = 1;\n", 6),
+        ("x = 1;\n", 7),
         ("Schäfer", 3),
         ("🙂", 1),
     ],
