@@ -262,3 +262,36 @@ def test_adapters_are_collected_from_mem_register_adapters() -> None:
 
     rows = {row["name"]: row for row in plugins_report(kernel).to_json()["plugins"]}
     assert rows["test-plugin-0"]["provides"] == [{"kind": "adapter", "name": "notepad"}]
+
+
+def test_each_default_plugin_implements_the_hook_of_its_kind() -> None:
+    """Default plugins are imported lazily, by the hook their kind
+    (``mem_plugins/<kind>/``) names: a default plugin implementing another
+    hook would never be asked."""
+    import importlib
+
+    from mem_core.kernel.manager import DEFAULT_PLUGINS, KIND_HOOKS, default_hook
+
+    for module_name in DEFAULT_PLUGINS.values():
+        module = importlib.import_module(module_name)
+        hooks = {name for name in dir(module) if name.startswith("mem_register_")}
+        assert hooks == {default_hook(module_name)}, module_name
+    assert set(KIND_HOOKS.values()) <= set(HOOKS_SPECIFIED)
+
+
+HOOKS_SPECIFIED = [name for name in dir(__import__("mem_core.hookspecs").hookspecs) if name.startswith("mem_")]
+
+
+def test_a_write_imports_no_verifier_store_or_adapter(project: Path) -> None:
+    code = (
+        "import sys\n"
+        "from mem_cli.main import main\n"
+        f"main(['write', '--agent', 'a', '--task', 't', '--ci', 'pass', '-d', {str(project)!r}])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('mem_plugins.') and m.count('.') == 2))\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "MEM_DISABLE_PLUGINS": "testranker"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, check=True)
+    assert (
+        out.stdout.splitlines()[-1]
+        == "['mem_plugins.signals.accept', 'mem_plugins.signals.ci', 'mem_plugins.signals.eval']"
+    )
