@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,17 @@ if str(HERE) not in sys.path:  # fake_model, programs and echo_mcp import as top
     sys.path.insert(0, str(HERE))
 
 from fake_model import FakeModel  # noqa: E402
+
+#: the harness's switches (MEM_ASSISTANTS_E2E, _LATEST, _CACHE) as the run started: tests/conftest.py
+#: removes every MEM_* variable before each test
+_SWITCHES = {name: value for name, value in os.environ.items() if name.startswith("MEM_ASSISTANTS_")}
+
+
+@pytest.fixture(autouse=True)
+def _assistants_switches(_clean_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Give the harness's switches back after ``_clean_env`` (else every real-program test skips)."""
+    for name, value in _SWITCHES.items():
+        monkeypatch.setenv(name, value)
 
 
 @pytest.fixture
