@@ -236,6 +236,9 @@ def claude_env(home: Path, fake_model_url: str, extra: Mapping[str, str] | None 
             # newer versions (2.1.332) defer MCP tools behind a ToolSearch tool (listed by name in a
             # system message, schemas fetched on demand); off, they are offered at the top as before
             "ENABLE_TOOL_SEARCH": "false",
+            # a headless turn may otherwise send its first request before a slow MCP server is
+            # up (seen on a loaded machine: the tools missing from the request); block until they are
+            "MCP_CONNECTION_NONBLOCKING": "false",
             **(extra or {}),
         },
     )
