@@ -3,7 +3,12 @@ of the agent-facing actions and of ``--help``/``--version``, each build's
 calls interleaved with the other's so that the machine's load hits both
 alike, reported as ratios (this build / the other).
 
-Usage: ``python benchmarks/compare.py --other PATH/TO/OTHER/bin/mem [--runs N]``
+With ``--instructions`` each command runs once per build under valgrind's
+callgrind and the report gives instructions executed instead of times: the
+same number whatever else the machine is doing (a loaded 2-core machine
+makes wall times drift by tens of percent).
+
+Usage: ``python benchmarks/compare.py --other PATH/TO/OTHER/bin/mem [--runs N] [--instructions]``
 (``tox -e bench -- compare.py --other …`` is not needed: run it with any
 interpreter; each build runs under its own).
 """
@@ -43,11 +48,31 @@ def _time(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
     return elapsed * 1000
 
 
+def _instructions(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+    """Instructions executed by ``cmd`` (valgrind --tool=callgrind), in millions."""
+    import re
+
+    out = cwd / "callgrind.out"
+    proc = subprocess.run(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if found is None:
+        raise SystemExit(f"valgrind did not count {' '.join(cmd)}: {proc.stderr.strip()[-300:]}")
+    return int(found.group(1)) / 1e6
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--other", required=True, help="the other build's mem executable")
     parser.add_argument("--this", help="this build's mem executable (default: beside this interpreter)")
     parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--instructions", action="store_true", help="count instructions (valgrind) instead of timing")
     args = parser.parse_args(argv)
     this = [args.this] if args.this else mem_command()
     other = [args.other]
@@ -69,6 +94,14 @@ def main(argv: list[str] | None = None) -> int:
             (f"{action} ({label})", extra, label) for label in ("empty", "corpus") for action, extra in ACTIONS
         ]
         for name, extra, label in commands:
+            if args.instructions:
+                counted = {}
+                for build, mem in (("this", this), ("other", other)):
+                    where = ["-d", str(projects[label, build])] if label else []
+                    _time([*mem, *extra, *where], base, env)  # compiles the bytecode, warms the caches
+                    counted[build] = _instructions([*mem, *extra, *where], base, env)
+                rows.append((name, counted["this"], counted["other"], counted["this"] / counted["other"]))
+                continue
             times: dict[str, list[float]] = {"this": [], "other": []}
             for run in range(args.runs + 1):
                 for build, mem in (("this", this), ("other", other)) if run % 2 else (("other", other), ("this", this)):
@@ -79,10 +112,12 @@ def main(argv: list[str] | None = None) -> int:
             a, b = statistics.median(times["this"]), statistics.median(times["other"])
             rows.append((name, a, b, a / b))
         shutil.rmtree(base, ignore_errors=True)
-    print(f"this: {' '.join(this)}\nother: {' '.join(other)}\nmedian of {args.runs} interleaved runs")
-    print(f"{'command':<26} {'this ms':>9} {'other ms':>9} {'this/other':>11}")
+    unit = "M instr" if args.instructions else "ms"
+    how = "instructions executed (callgrind)" if args.instructions else f"median of {args.runs} interleaved runs"
+    print(f"this: {' '.join(this)}\nother: {' '.join(other)}\n{how}")
+    print(f"{'command':<26} {'this ' + unit:>12} {'other ' + unit:>12} {'this/other':>11}")
     for name, a, b, ratio in rows:
-        print(f"{name:<26} {a:>9.1f} {b:>9.1f} {ratio:>11.2f}")
+        print(f"{name:<26} {a:>12.1f} {b:>12.1f} {ratio:>11.2f}")
     return 0
 
 
