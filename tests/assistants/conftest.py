@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,18 @@ if str(HERE) not in sys.path:  # fake_model, programs and echo_mcp import as top
     sys.path.insert(0, str(HERE))
 
 from fake_model import FakeModel  # noqa: E402
+
+#: the switches of these tests (MEM_ASSISTANTS_E2E, _LATEST, _CACHE), as the run was started with
+SWITCHES = {name: value for name, value in os.environ.items() if name.startswith("MEM_ASSISTANTS_")}
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(_clean_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The root conftest's clean environment (no ``MEM_*`` of the caller), but with this folder's
+    own switches back: without them every test here would skip, and ``MEM_ASSISTANTS_LATEST=1``
+    would read the pinned manifest."""
+    for name, value in SWITCHES.items():
+        monkeypatch.setenv(name, value)
 
 
 @pytest.fixture
