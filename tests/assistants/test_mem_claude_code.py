@@ -11,8 +11,6 @@ Then ``claude mcp list`` reports ``mem`` connected. Only loopback traffic.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import uuid
 from collections.abc import Iterator
@@ -22,70 +20,14 @@ from pathlib import Path
 import programs
 import pytest
 from fake_model import FakeModel
+from memproject import BODY, HEADING, LESSON, MEM_TOOLS, PROMPT, QUERY, clean_env, hooks_log, journal, make_project, mem
 
 from mem_core.adapters.instructions import instructions
 
 ASSISTANT = "claude-code"
-PROMPT = "What did we decide about the session store?"
-HEADING = "Use Valkey for the session store"
-BODY = "Sessions live in Valkey (not Redis) since the license change; the session TTL is 14 days."
-#: every tool of ``mem mcp`` (docs/mcp.md); nothing a human must do (``verify``)
-MEM_TOOLS = ("recall", "write", "reinforce", "observe", "outcomes", "remember", "memories", "forget", "context")
-INSTALL_TIMEOUT = 60.0
-#: ``claude -p`` waits for the MCP servers only ``MCP_CONNECT_TIMEOUT_MS`` (default 5000) and then
-#: goes on without their tools; ``mem mcp`` starts in about 1 s (the SDK's imports), several on a busy
-#: CI machine
+#: ``claude -p`` waits for the MCP servers only ``MCP_CONNECT_TIMEOUT_MS`` (default 5000), then goes
+#: on without their tools; ``mem mcp`` starts in about 1 s (the SDK's imports), more on a busy machine
 CLAUDE_ENV = {"MCP_CONNECT_TIMEOUT_MS": "60000"}
-
-
-def mem(argv: list[str], project: Path, home: Path, url: str) -> subprocess.CompletedProcess[str]:
-    """``mem ARGV…`` as a user runs it: the ``mem`` on the programs' PATH (the test interpreter's)."""
-    env = programs.base_env(home, url)
-    exe = shutil.which("mem", path=env["PATH"])
-    assert exe, "no mem on PATH"
-    return subprocess.run(
-        [exe, *argv], cwd=project, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, check=False
-    )
-
-
-def journal(project: Path) -> list[dict[str, object]]:
-    path = project / ".bmad/memory/journal.ndjson"
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def make_project(root: Path, home: Path, url: str) -> Path:
-    """A git project with decisions, lessons and a journal (written by ``mem write``)."""
-    project = root / "project"
-    notes = project / ".agents" / "memory"
-    notes.mkdir(parents=True)
-    home.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "init", "-q", str(project)], check=True)
-    (notes / "decisions.md").write_text(
-        f"# Decisions\n\n### {HEADING}\n{BODY}\n\n"
-        "### Keep the API on Python 3.12\nThe API runs on Python 3.12 until the workers move.\n"
-    )
-    (notes / "lessons.md").write_text(
-        "# Lessons\n\n### Flush the outbox before shutdown\n"
-        "Pending outbox rows were lost when the worker stopped without flushing.\n"
-    )
-    wrote = mem(
-        ["write", "--agent", "forge", "--cli", ASSISTANT, "--task", "Move the cache to Valkey", "--outcome", "failure"],
-        project,
-        home,
-        url,
-    )
-    assert wrote.returncode == 0, wrote.stderr
-    return project
-
-
-def clean_env(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
-    """As the root conftest's ``_clean_env`` (which is per test): no ``MEM_*`` of the caller but
-    this folder's switches; the user-level store and config in the throwaway home."""
-    for name in list(os.environ):
-        if name.startswith("MEM_") and not name.startswith("MEM_ASSISTANTS_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("MEM_USER_DIR", str(home / "mem-user-store"))
-    monkeypatch.setenv("MEM_USER_CONFIG", str(home / "mem-user-config.toml"))
 
 
 @dataclass
@@ -109,13 +51,13 @@ def turn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Turn]:
     home = root / "home"
     with pytest.MonkeyPatch.context() as monkeypatch, FakeModel(reply_text=f"ANSWER-{uuid.uuid4().hex[:8]}") as fake:
         clean_env(monkeypatch, home)
-        project = make_project(root, home, fake.url)
+        project = make_project(root, home, fake.url, cli=ASSISTANT)
         # a user's settings without enableAllProjectMcpServers: only --approve may approve mem
         (home / ".claude").mkdir()
         (home / ".claude" / "settings.json").write_text("{}\n")
         install = mem(["adapters", "install", ASSISTANT, "--approve"], project, home, fake.url)
         before = journal(project)
-        fake.call_tool("recall", {"query": "Valkey session store"})
+        fake.call_tool("recall", {"query": QUERY})
         done = programs.RUN_TURN[ASSISTANT](
             project, home, PROMPT, fake.url, env=CLAUDE_ENV, timeout=programs.TURN_TIMEOUT
         )
@@ -149,7 +91,7 @@ def test_the_instruction_block_reaches_the_model(turn: Turn) -> None:
 def test_the_session_brief_reaches_the_model(turn: Turn) -> None:
     briefs = [t for t in turn.fake.requests[0].texts() if "# Project memory (mem brief)" in t]
     assert briefs, "no brief in the first request"
-    assert any(f"- {HEADING}" in t and "- Flush the outbox before shutdown" in t for t in briefs)
+    assert any(f"- {HEADING}" in t and f"- {LESSON}" in t for t in briefs), briefs
     assert any("SessionStart hook additional context" in t for t in briefs)
 
 
@@ -157,12 +99,13 @@ def test_the_prompt_recall_reaches_the_model(turn: Turn) -> None:
     recalled = [t for t in turn.fake.requests[0].texts() if "Project memory relevant to this prompt" in t]
     assert recalled, "no prompt recall in the first request"
     assert any(f".agents/memory/decisions.md § {HEADING}" in t and BODY in t for t in recalled), recalled
+    assert any("UserPromptSubmit hook additional context" in t for t in recalled)
 
 
 def test_mem_tools_are_offered(turn: Turn) -> None:
     offered = set(turn.fake.requests[0].tool_names())
     assert {programs.mcp_tool_name(ASSISTANT, "mem", tool) for tool in MEM_TOOLS} <= offered, sorted(offered)
-    assert not {name for name in offered if name.startswith("mcp__mem__") and "verify" in name}
+    assert not [name for name in offered if name.startswith("mcp__mem__") and "verify" in name]
 
 
 def test_the_recall_tool_result_comes_back(turn: Turn) -> None:
@@ -172,7 +115,7 @@ def test_the_recall_tool_result_comes_back(turn: Turn) -> None:
     results = rest[-1].tool_results()
     assert results, "the next request carries no tool result"
     answer = json.loads(results[-1])
-    assert answer["query"] == "Valkey session store"
+    assert answer["query"] == QUERY
     top = answer["results"][0]
     assert (top["kind"], top["sourceFile"], top["ref"]) == ("note", ".agents/memory/decisions.md", HEADING)
     assert BODY in top["text"]
@@ -186,8 +129,7 @@ def test_the_session_end_hook_journals_one_event(turn: Turn) -> None:
 
 
 def test_no_hook_failed(turn: Turn) -> None:
-    log = turn.project / ".bmad/memory/hooks.log"
-    assert not log.exists() or log.read_text() == "", log.read_text()
+    assert hooks_log(turn.project) == ""
 
 
 def test_mcp_list_reports_mem_connected(turn: Turn) -> None:
