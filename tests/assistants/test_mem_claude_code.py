@@ -56,6 +56,10 @@ def turn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Turn]:
         (home / ".claude").mkdir()
         (home / ".claude" / "settings.json").write_text("{}\n")
         install = mem(["adapters", "install", ASSISTANT, "--approve"], project, home, fake.url)
+        # what accepting Claude Code's trust dialog in the folder records (2.1.332 reads the
+        # project's approval only then: `claude mcp list` said "Pending approval"; -p trusts anyway)
+        trust = {"projects": {str(project.resolve()): {"hasTrustDialogAccepted": True}}}
+        (home / ".claude.json").write_text(json.dumps(trust, indent=2) + "\n")
         before = journal(project)
         fake.call_tool("recall", {"query": QUERY})
         done = programs.RUN_TURN[ASSISTANT](
@@ -74,6 +78,7 @@ def test_install_wrote_the_files(turn: Turn) -> None:
         assert (turn.project / name).is_file(), name
     assert json.loads((turn.project / ".claude/settings.local.json").read_text()) == {"enabledMcpjsonServers": ["mem"]}
     assert json.loads((turn.home / ".claude/settings.json").read_text()) == {}  # approved by the project's file
+    assert "trust dialog" in turn.install.stdout  # it says what the user must still do
 
 
 def test_the_turn_completed(turn: Turn) -> None:
