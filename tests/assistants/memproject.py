@@ -26,6 +26,10 @@ FAILED_TASK = "Move the cache to Valkey"
 #: every tool of ``mem mcp`` (docs/mcp.md); nothing a human must do (no ``verify``)
 MEM_TOOLS = ("recall", "write", "reinforce", "observe", "outcomes", "remember", "memories", "forget", "context")
 MEM_TIMEOUT = 60.0
+#: for the assistants' turns: ``mem hook`` gives up after ``hook_timeout`` (1 s by default) and
+#: prints nothing; a whole hook process takes 0.1-0.3 s, but a loaded 2-core CI machine must not
+#: turn that into a missing brief. Bounded below the adapters' own hook timeouts (5 s, 10 s).
+TURN_ENV = {"MEM_HOOK_TIMEOUT": "4"}
 
 
 def mem(argv: list[str], project: Path, home: Path, url: str) -> subprocess.CompletedProcess[str]:

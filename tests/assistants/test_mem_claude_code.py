@@ -20,14 +20,27 @@ from pathlib import Path
 import programs
 import pytest
 from fake_model import FakeModel
-from memproject import BODY, HEADING, LESSON, MEM_TOOLS, PROMPT, QUERY, clean_env, hooks_log, journal, make_project, mem
+from memproject import (
+    BODY,
+    HEADING,
+    LESSON,
+    MEM_TOOLS,
+    PROMPT,
+    QUERY,
+    TURN_ENV,
+    clean_env,
+    hooks_log,
+    journal,
+    make_project,
+    mem,
+)
 
 from mem_core.adapters.instructions import instructions
 
 ASSISTANT = "claude-code"
 #: ``claude -p`` waits for the MCP servers only ``MCP_CONNECT_TIMEOUT_MS`` (default 5000), then goes
 #: on without their tools; ``mem mcp`` starts in about 1 s (the SDK's imports), more on a busy machine
-CLAUDE_ENV = {"MCP_CONNECT_TIMEOUT_MS": "60000"}
+CLAUDE_ENV = {**TURN_ENV, "MCP_CONNECT_TIMEOUT_MS": "60000"}
 
 
 @dataclass

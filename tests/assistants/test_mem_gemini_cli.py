@@ -22,7 +22,20 @@ from pathlib import Path
 import programs
 import pytest
 from fake_model import FakeModel, Recorded
-from memproject import BODY, HEADING, LESSON, MEM_TOOLS, PROMPT, QUERY, clean_env, hooks_log, journal, make_project, mem
+from memproject import (
+    BODY,
+    HEADING,
+    LESSON,
+    MEM_TOOLS,
+    PROMPT,
+    QUERY,
+    TURN_ENV,
+    clean_env,
+    hooks_log,
+    journal,
+    make_project,
+    mem,
+)
 
 from mem_core.adapters.instructions import instructions
 
@@ -59,7 +72,9 @@ def turn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Turn]:
         before = journal(project)
         fake.call_tool("recall", {"query": QUERY})
         # gemini_run_turn writes ~/.gemini/settings.json (API-key auth, no statistics) and trusts the folder
-        done = programs.RUN_TURN[ASSISTANT](project, home, PROMPT, fake.url, timeout=programs.TURN_TIMEOUT)
+        done = programs.RUN_TURN[ASSISTANT](
+            project, home, PROMPT, fake.url, env=TURN_ENV, timeout=programs.TURN_TIMEOUT
+        )
         fake.wait_for(lambda _: len(journal(project)) > len(before), timeout=10)
         after = journal(project)
         listed = programs.MCP_LIST[ASSISTANT](project, home, fake.url)
