@@ -38,9 +38,6 @@ from memproject import (
 from mem_core.adapters.instructions import instructions
 
 ASSISTANT = "claude-code"
-#: ``claude -p`` waits for the MCP servers only ``MCP_CONNECT_TIMEOUT_MS`` (default 5000), then goes
-#: on without their tools; ``mem mcp`` starts in about 1 s (the SDK's imports), more on a busy machine
-CLAUDE_ENV = {**TURN_ENV, "MCP_CONNECT_TIMEOUT_MS": "60000"}
 
 
 @dataclass
@@ -76,7 +73,7 @@ def turn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Turn]:
         before = journal(project)
         fake.call_tool("recall", {"query": QUERY})
         done = programs.RUN_TURN[ASSISTANT](
-            project, home, PROMPT, fake.url, env=CLAUDE_ENV, timeout=programs.TURN_TIMEOUT
+            project, home, PROMPT, fake.url, env=TURN_ENV, timeout=programs.TURN_TIMEOUT
         )
         # SessionEnd runs as the program exits; give a slow machine a moment
         fake.wait_for(lambda _: len(journal(project)) > len(before), timeout=10)
