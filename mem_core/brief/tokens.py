@@ -12,7 +12,8 @@ text ``mem`` prints — English prose, Markdown notes, code, JSON:
   numbers up to 999 and split longer ones so);
 * every other visible character (punctuation, symbols, emoji) counts one;
 * a run of white space counts one, except a single space before a word
-  (BPE tokenizers fold it into the next token).
+  (BPE tokenizers fold it into the next token), and one more when white
+  space follows its last line break (``"\\n  "``).
 
 Why it is an upper bound of real counts: the pre-tokenizers of the BPE
 tokenizers in use (GPT-2's, ``cl100k``'s, ``o200k``'s) never merge across a
@@ -58,9 +59,16 @@ def estimate_tokens(text: str) -> int:
         elif first.isdigit():
             count += -(-len(piece) // 3) if piece.isascii() else len(piece)
         elif first.isspace():
-            if piece == " " and match.end() < end and text[match.end()].isalpha():
+            # the pre-tokenizers end a piece at the last line break of a run of white space
+            # ("\n " is "\n" and " "), and fold one space into the next word
+            newline = max(piece.rfind("\n"), piece.rfind("\r"))
+            tail = piece[newline + 1 :]
+            if newline >= 0:
+                count += 1
+            if tail == " " and match.end() < end and text[match.end()].isalpha():
                 continue  # folded into the next word
-            count += 1
+            if tail:
+                count += 1
         elif first.isalpha():
             count += max(len(piece), -(-len(piece.encode("utf-8", "surrogatepass")) // 3))
         else:

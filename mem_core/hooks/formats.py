@@ -33,10 +33,11 @@ nothing at all, for every assistant.
 from __future__ import annotations
 
 import json
+import re
 
 from mem_core.errors import MemError
 
-__all__ = ["EVENTS", "ASSISTANTS", "event_name", "assistant_name", "render"]
+__all__ = ["EVENTS", "ASSISTANTS", "event_name", "assistant_name", "render", "user_prompt"]
 
 SESSION_START = "session-start"
 PROMPT_SUBMIT = "prompt-submit"
@@ -87,6 +88,20 @@ def assistant_name(value: str | None) -> str:
     if value not in ASSISTANTS:
         raise MemError(f"--assistant must be one of {', '.join(ASSISTANTS)} (got {value!r})")
     return value  # type: ignore[return-value]
+
+
+#: Gemini CLI's headless run puts the SessionStart hook's context before the prompt, as
+#: ``<hook_context>…</hook_context>\n\n<prompt>``, and BeforeAgent receives that; the
+#: context's ``<`` and ``>`` are escaped (``&lt;``), so its first ``</hook_context>`` ends it
+_GEMINI_HOOK_CONTEXT = re.compile(r"\A(?:\s*<hook_context>.*?</hook_context>)+\s*", re.DOTALL)
+
+
+def user_prompt(assistant: str, prompt: str) -> str:
+    """What the user typed, from a prompt-submit hook's ``prompt``: without the
+    hook context an assistant put before it (Gemini CLI's ``<hook_context>``)."""
+    if assistant == "gemini-cli":
+        return _GEMINI_HOOK_CONTEXT.sub("", prompt, count=1)
+    return prompt
 
 
 def _json(value: object) -> str:

@@ -28,7 +28,15 @@ from collections.abc import Callable, Mapping
 from typing import Any, BinaryIO
 
 from mem_core.errors import MemError
-from mem_core.hooks.formats import PROMPT_SUBMIT, SESSION_END, SESSION_START, assistant_name, event_name, render
+from mem_core.hooks.formats import (
+    PROMPT_SUBMIT,
+    SESSION_END,
+    SESSION_START,
+    assistant_name,
+    event_name,
+    render,
+    user_prompt,
+)
 from mem_core.hooks.log import log_line
 
 __all__ = ["run_hook", "Watchdog", "STDIN_MAX", "DEFAULT_TIMEOUT"]
@@ -187,7 +195,7 @@ def _work(hook: _Hook, data: dict[str, Any], watchdog: Watchdog) -> str:
             raise MemError("brief: skipped " + "; ".join(f"{s['path']}: {s['reason']}" for s in result.skipped))
         return "" if result.empty else result.text
     if hook.event == PROMPT_SUBMIT:
-        prompt = _string(data, "prompt", "user_prompt", "message") or ""
+        prompt = user_prompt(hook.assistant, _string(data, "prompt", "user_prompt", "message") or "")
         if session is not None and prompt.strip() and settings.journal_sessions:
             from mem_core.hooks.session import record_prompt
 

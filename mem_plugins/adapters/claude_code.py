@@ -55,8 +55,14 @@ class ClaudeCode(Adapter):
         return edits
 
     def notes(self, target: Target) -> list[str]:
-        if target.user or target.approve:
+        if target.user:
             return []
+        if target.approve:
+            # seen with 2.1.332 (not 2.1.197): `claude mcp list` shows mem "Pending approval" until then
+            return [
+                "Claude Code (2.1.3xx) honours the project's approval only in a folder you trust: run `claude` "
+                "in it once and accept the trust dialog."
+            ]
         return [
             "Claude Code starts a project's MCP servers only once approved: accept 'mem' when it asks, or run "
             "`mem adapters install claude-code --approve` (adds it to enabledMcpjsonServers in "

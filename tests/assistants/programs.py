@@ -236,9 +236,11 @@ def claude_env(home: Path, fake_model_url: str, extra: Mapping[str, str] | None 
             # newer versions (2.1.332) defer MCP tools behind a ToolSearch tool (listed by name in a
             # system message, schemas fetched on demand); off, they are offered at the top as before
             "ENABLE_TOOL_SEARCH": "false",
-            # a headless turn may otherwise send its first request before a slow MCP server is
-            # up (seen on a loaded machine: the tools missing from the request); block until they are
-            "MCP_CONNECTION_NONBLOCKING": "false",
+            # `claude -p` connects MCP servers in the background and sends the first request without
+            # the tools of any not yet up (a Python MCP server takes 1-2.5 s to start on a busy machine;
+            # the echo round trip failed 3 times in 4); not "nonblocking", it waits MCP_CONNECT_TIMEOUT_MS
+            "MCP_CONNECTION_NONBLOCKING": "0",
+            "MCP_CONNECT_TIMEOUT_MS": "60000",
             **(extra or {}),
         },
     )

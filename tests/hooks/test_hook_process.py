@@ -99,6 +99,24 @@ def test_prompt_submit_json_shapes(hook, fixture_project: Path, assistant: str, 
     assert "- .bmad/memory/decisions.md § Use Redis for login rate limiting [" in context
 
 
+def test_gemini_before_agent_leaves_out_the_session_start_context(hook, fixture_project: Path) -> None:
+    """Gemini CLI 0.61 (headless) puts SessionStart's context before the prompt, escaped, as
+    ``<hook_context>…</hook_context>\\n\\n<prompt>``, and BeforeAgent gets that: the recall and the
+    session's task are the user's prompt's, not the brief's."""
+    start = hook("SessionStart", "gemini-cli", payload(fixture_project, session_id="g1"))
+    brief = json.loads(start.out)["hookSpecificOutput"]["additionalContext"]
+    escaped = brief.replace("<", "&lt;").replace(">", "&gt;")  # as Gemini CLI's getAdditionalContext
+    sent = f"<hook_context>{escaped}</hook_context>\n\n{RELEVANT}"
+    alone = hook("BeforeAgent", "gemini-cli", payload(fixture_project, session_id="g0", prompt=RELEVANT))
+    wrapped = hook("BeforeAgent", "gemini-cli", payload(fixture_project, session_id="g1", prompt=sent))
+    assert wrapped.out == alone.out and "Use Redis for login rate limiting" in wrapped.out
+    hook("SessionEnd", "gemini-cli", payload(fixture_project, session_id="g1"))
+    assert journal(fixture_project)[-1]["task"] == RELEVANT
+    # another assistant's prompt is taken as it is
+    claude = hook("prompt-submit", "claude-code", payload(fixture_project, session_id="c9", prompt=sent))
+    assert claude.out != alone.out.replace("BeforeAgent", "UserPromptSubmit")
+
+
 def test_cursor_shapes(hook, fixture_project: Path) -> None:
     start = hook("sessionStart", "cursor", {"conversation_id": "c1", "workspace_roots": [str(fixture_project)]})
     answer = json.loads(start.out)

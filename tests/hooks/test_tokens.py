@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mem_core.brief.tokens import estimate_tokens
@@ -80,6 +80,8 @@ TEXT = st.text(
 
 @settings(max_examples=400, deadline=None)
 @given(TEXT)
+@example("\n ")  # "\n" and " ": two pieces (found by hypothesis)
+@example("a\n  b")
 def test_never_below_the_pre_tokenizer_pieces(text: str) -> None:
     assert estimate_tokens(text) >= cl100k_pieces(text)
 
