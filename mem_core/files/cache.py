@@ -15,12 +15,15 @@ as the file is provably the same:
   rewrite of the same size with a faked ``mtime`` is seen;
 * file timestamps are coarse (a clock tick of 1-10 ms on Linux, 1-2 s on
   some file systems), so a file changed twice within one tick could keep its
-  identity. An entry whose file changed less than ``racy_seconds`` before it
+  identity. An entry whose file changed less than a *racy window* before it
   was read is *racy* (git's "racily clean" index entries): it keeps the
   file's bytes, and each use re-reads the file and compares them, until the
   file has been quiet long enough. Only a settled entry is served without
-  reading. (A system clock stepped backwards by more than that window could
-  fool it; nothing else can.)
+  reading. The window is ``racy_seconds`` (2 s), or ``fine_racy_seconds``
+  (0.1 s, ten Linux clock ticks) when both timestamps show a fraction of a
+  second — a file system that keeps whole seconds only never does. (A
+  system clock stepped backwards by more than the window could fool it;
+  nothing else can.)
 
 Memory is bounded: entries are dropped least recently used first once the
 file bytes they stand for (the file's size, plus the bytes a racy entry
@@ -48,7 +51,7 @@ from mem_core.errors import MemError
 from mem_core.files.io import GREW, MAX_BYTES, NOT_REGULAR, NOT_UTF8
 from mem_core.files.paths import os_error_message, safe_file
 
-__all__ = ["FileCache", "DEFAULT_CACHE_BYTES", "RACY_SECONDS", "identity"]
+__all__ = ["FileCache", "DEFAULT_CACHE_BYTES", "RACY_SECONDS", "FINE_RACY_SECONDS", "identity"]
 
 T = TypeVar("T")
 
@@ -56,6 +59,8 @@ T = TypeVar("T")
 DEFAULT_CACHE_BYTES = 16 * 1024 * 1024
 #: how long after its last change a file is trusted by its identity alone
 RACY_SECONDS = 2.0
+#: the same, on a file system whose timestamps have sub-second precision
+FINE_RACY_SECONDS = 0.1
 
 
 def identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
@@ -86,10 +91,12 @@ class FileCache:
         max_bytes: int = DEFAULT_CACHE_BYTES,
         *,
         racy_seconds: float = RACY_SECONDS,
+        fine_racy_seconds: float = FINE_RACY_SECONDS,
         clock: Callable[[], int] = time.time_ns,
     ) -> None:
         self.max_bytes = max_bytes
         self._racy_ns = int(racy_seconds * 1_000_000_000)
+        self._fine_racy_ns = int(fine_racy_seconds * 1_000_000_000)
         self._clock = clock
         self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
         self._bytes = 0
@@ -157,9 +164,15 @@ class FileCache:
             value = build(text, *args)
             with self._lock:
                 self.builds += 1
-        settled = max(ident[3], ident[4]) < started - self._racy_ns
+        settled = max(ident[3], ident[4]) < started - self._window(ident[3], ident[4])
         self._store(key, _Entry(ident, value, None if settled else data))
         return value
+
+    def _window(self, mtime_ns: int, ctime_ns: int) -> int:
+        """The racy window for a file with these timestamps."""
+        if mtime_ns % 1_000_000_000 and ctime_ns % 1_000_000_000:
+            return self._fine_racy_ns
+        return self._racy_ns
 
     def _store(self, key: Hashable, entry: _Entry) -> None:
         with self._lock:

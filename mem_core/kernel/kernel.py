@@ -115,7 +115,13 @@ class Kernel:
     under a lock, and are read-only afterwards.
     """
 
-    def __init__(self, pm: pluggy.PluginManager | None = None, *, settings: Settings | None = None) -> None:
+    def __init__(
+        self,
+        pm: pluggy.PluginManager | None = None,
+        *,
+        settings: Settings | None = None,
+        cache: FileCache | None = None,
+    ) -> None:
         self._settings = settings
         if pm is None:
             from mem_core.kernel.manager import make_plugin_manager
@@ -126,7 +132,7 @@ class Kernel:
         #: plugin name -> why one of its registration hooks failed
         self._failures: dict[str, str] = {}
         self._lock = threading.RLock()
-        self._cache: FileCache | None = None
+        self._cache: FileCache | None = cache
 
     @property
     def settings(self) -> Settings:
@@ -146,8 +152,9 @@ class Kernel:
     @property
     def cache(self) -> FileCache:
         """What sources built from project files, kept for this kernel's life
-        and never stale (:class:`~mem_core.files.cache.FileCache`); made on
-        first use, so a kernel that never recalls pays nothing."""
+        and never stale (:class:`~mem_core.files.cache.FileCache`); the one
+        given to the constructor, else made on first use, so a kernel that
+        never recalls pays nothing."""
         cache = self._cache
         if cache is None:
             with self._lock:

@@ -31,10 +31,12 @@ class TermIndex:
     """The terms of texts ``0 … n-1`` (a source's candidates, in order) and,
     per token, the positions of the texts that hold it."""
 
-    __slots__ = ("terms", "_postings", "_holding", "_groups")
+    __slots__ = ("terms", "lengths", "_postings", "_holding", "_counts", "_groups")
 
     def __init__(self, terms: Iterable[Terms]) -> None:
         self.terms: tuple[Terms, ...] = tuple(terms)
+        #: each text's length in tokens
+        self.lengths: tuple[int, ...] = tuple(counted.length for counted in self.terms)
         postings: dict[str, list[int]] = {}
         for position, counted in enumerate(self.terms):
             for token in counted.counts:
@@ -45,6 +47,7 @@ class TermIndex:
                     found.append(position)
         self._postings: dict[str, tuple[int, ...]] = {token: tuple(found) for token, found in postings.items()}
         self._holding: dict[str, frozenset[int]] = {}
+        self._counts: dict[str, dict[int, int]] = {}
         self._groups: dict[str, tuple[tuple[int, int, frozenset[int]], ...]] = {}
 
     def __len__(self) -> int:
@@ -65,6 +68,15 @@ class TermIndex:
         if held is None:
             held = self._holding[token] = frozenset(self._postings.get(token, ()))
         return held
+
+    def counts(self, token: str) -> dict[int, int]:
+        """Position → how often the text there holds ``token``, for the texts
+        holding it (a dict nobody changes)."""
+        counts = self._counts.get(token)
+        if counts is None:
+            terms = self.terms
+            counts = self._counts[token] = {p: terms[p].counts[token] for p in self._postings.get(token, ())}
+        return counts
 
     def groups(self, token: str) -> tuple[tuple[int, int, frozenset[int]], ...]:
         """The texts holding ``token``, grouped by how often they hold it and

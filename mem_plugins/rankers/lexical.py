@@ -6,6 +6,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Collection, Iterable, Sequence
+from operator import itemgetter
 
 from mem_core.plugin import (
     Candidate,
@@ -29,6 +30,17 @@ def _log(f: int) -> float:
     value = _logs.get(f)
     if value is None:
         value = _logs[f] = js_log(f)
+    return value
+
+
+#: ``1 + ln f`` (``1`` for ``f = 1``), as :func:`lexical_score` adds it for a token found ``f`` times
+_plus_log: dict[int, float] = {}
+
+
+def _one_plus_log(f: int) -> float:
+    value = _plus_log.get(f)
+    if value is None:
+        value = _plus_log[f] = 1 + (_log(f) if f > 1 else 0.0)
     return value
 
 
@@ -125,7 +137,7 @@ def top_candidates(query: Query, candidates: Sequence[Candidate], limit: int) ->
                 score = _score(tokens, candidate)
                 if score > 0:
                     buckets.append((score, number, (position,)))
-    buckets.sort(key=lambda bucket: -bucket[0])  # stable
+    buckets.sort(key=itemgetter(0), reverse=True)  # stable
     best: list[float] = []  # min-heap of the best final scores so far
     done: list[tuple[float, tuple[int, int], Candidate]] = []
     start = 0
@@ -164,11 +176,11 @@ def top_candidates(query: Query, candidates: Sequence[Candidate], limit: int) ->
 def _block_buckets(
     tokens: Sequence[str], block: CandidateBlock, number: int, buckets: list[tuple[float, int, Collection[int]]]
 ) -> None:
-    """The lexical scores of a block's texts, from its index: a text holding
-    several query tokens is scored alone (:func:`terms_score`); the texts
-    holding one only score alike when they hold it as often and are as long,
-    so each such group is scored once — with the operations of
-    :func:`lexical_score`, in its order."""
+    """The lexical scores of a block's texts, from its index, with the
+    operations of :func:`lexical_score` in its order: the texts holding one
+    query token only score alike when they hold it as often and are as
+    long, so each such group is scored once; the texts holding several are
+    scored one by one, a query token at a time."""
     if not tokens:
         return
     index = block.index
@@ -179,19 +191,33 @@ def _block_buckets(
         if held:
             several |= seen & held
             seen |= held
-    terms = index.terms
-    for position in several:
-        score = terms_score(tokens, terms[position])
-        if score > 0:
-            buckets.append((score, number, (position,)))
-    share = 1 / len(tokens)  # matched / len(tokens), one token matched
+    width = len(tokens)
+    if several:
+        hits: dict[int, float] = {}
+        matched: dict[int, int] = {}
+        for q in tokens:
+            counts = index.counts(q)
+            for position in several.intersection(counts):
+                f = counts[position]
+                plus = _plus_log.get(f)
+                if plus is None:
+                    plus = _one_plus_log(f)
+                hits[position] = hits.get(position, 0.0) + plus
+                matched[position] = matched.get(position, 0) + 1
+        lengths = index.lengths
+        sqrt = math.sqrt
+        buckets.extend(
+            ((h * (matched[position] / width)) / sqrt(lengths[position]), number, (position,))
+            for position, h in hits.items()
+        )
+    share = 1 / width  # matched / len(tokens), one token matched
     for q in tokens:
         for f, length, positions in index.groups(q):
             alone = positions - several if several else positions
             if alone:
-                hits = 0.0
-                hits += 1 + (_log(f) if f > 1 else 0.0)
-                buckets.append(((hits * share) / math.sqrt(length), number, alone))
+                hits_one = 0.0
+                hits_one += _one_plus_log(f)
+                buckets.append(((hits_one * share) / math.sqrt(length), number, alone))
 
 
 class LexicalRanker(Ranker):
