@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from operator import itemgetter
 
 from mem_core.plugin import (
@@ -148,12 +148,10 @@ def top_candidates(query: Query, candidates: Sequence[Candidate], limit: int) ->
             end += 1
         if len(best) == limit and bound < best[0]:
             break  # these and every later one score below the top `limit`
-        # candidates scoring alike, in tie order: part, then position
-        if end == start + 1:
-            _, number, positions = buckets[start]
-            keys: Iterable[tuple[int, int]] = [(number, p) for p in sorted(positions)]
-        else:
-            keys = sorted((number, p) for _, number, positions in buckets[start:end] for p in positions)
+        # candidates scoring alike: the order they are weighed in does not
+        # matter (a break inside the run drops only candidates that cannot
+        # reach the top; the result is sorted by score and tie order below)
+        keys = [(number, p) for _, number, positions in buckets[start:end] for p in positions]
         for key in keys:
             if len(best) == limit and bound < best[0]:
                 break
