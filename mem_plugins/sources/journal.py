@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import Any
 
 from mem_core.plugin import (
@@ -59,17 +60,14 @@ class JournalFile:
 
     def __init__(self, text: str) -> None:
         self._text = text
-        self._events: OnSecondUse[_Events] = OnSecondUse(self._index)
+        # no reference back to self: a one-shot recall frees it without the cyclic GC
+        self._events: OnSecondUse[_Events] = OnSecondUse(partial(_Events, text))
 
     def candidates(self, query: Query) -> Iterator[Candidate | CandidateBlock]:
         events = self._events.get()
         if events is None:
             return _candidates(self._text, query)
         return events.candidates(query)
-
-    def _index(self) -> _Events:
-        text, self._text = self._text, ""  # the events replace it
-        return _Events(text)
 
 
 class _Events:

@@ -5,6 +5,7 @@ plugin: each source uses it for its own directories."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import partial
 
 from mem_core.plugin import (
     NOTE_FILES,
@@ -43,7 +44,10 @@ class NoteFile:
         self.shown = shown
         self.name = shown.rsplit("/", 1)[-1]
         self.sections = tuple(split_sections(text))
-        self._indexed: OnSecondUse[tuple[list[Candidate], TermIndex]] = OnSecondUse(self._index)
+        # no reference back to self: a one-shot recall frees it without the cyclic GC
+        self._indexed: OnSecondUse[tuple[list[Candidate], TermIndex]] = OnSecondUse(
+            partial(_index, self.sections, self.name, self.shown)
+        )
 
     def candidates(self, query: Query) -> Iterable[Candidate | CandidateBlock]:
         indexed = self._indexed.get()
@@ -55,9 +59,9 @@ class NoteFile:
         candidates, index = indexed
         return (CandidateBlock(index, candidates.__getitem__, tokens=query.match_tokens),)
 
-    def _index(self) -> tuple[list[Candidate], TermIndex]:
-        candidates = [
-            Candidate.note(heading, text, source=self.name, source_file=self.shown, terms=True)
-            for heading, text in self.sections
-        ]
-        return candidates, TermIndex(c.terms for c in candidates)  # type: ignore[misc]
+
+def _index(sections: tuple[tuple[str, str], ...], name: str, shown: str) -> tuple[list[Candidate], TermIndex]:
+    candidates = [
+        Candidate.note(heading, text, source=name, source_file=shown, terms=True) for heading, text in sections
+    ]
+    return candidates, TermIndex(c.terms for c in candidates)  # type: ignore[misc]
