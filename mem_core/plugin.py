@@ -22,12 +22,17 @@ _NAMES = {
     # recall: the query, candidates, scores, sources and rankers
     "Query": "mem_core.retrieval.interfaces",
     "Candidate": "mem_core.retrieval.interfaces",
+    "CandidateBlock": "mem_core.retrieval.interfaces",
+    "Candidates": "mem_core.retrieval.interfaces",
     "Scored": "mem_core.retrieval.interfaces",
     "NoteSource": "mem_core.retrieval.interfaces",
     "Ranker": "mem_core.retrieval.interfaces",
     "SourceContext": "mem_core.retrieval.context",
     "RankContext": "mem_core.retrieval.context",
     "tokenize": "mem_core.retrieval.text",
+    "Terms": "mem_core.retrieval.text",
+    "TermIndex": "mem_core.retrieval.index",
+    "OnSecondUse": "mem_core.retrieval.index",
     "query_tokens": "mem_core.retrieval.text",
     # the other plugin kinds
     "RewardSignal": "mem_core.reinforcement.interfaces",

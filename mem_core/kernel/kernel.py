@@ -24,6 +24,7 @@ from mem_core.kernel.registry import Registry
 if TYPE_CHECKING:
     from mem_core.adapters.interfaces import Adapter
     from mem_core.evidence.interfaces import OutcomeVerifier
+    from mem_core.files.cache import FileCache
     from mem_core.memories.interfaces import MemoryStore
     from mem_core.reinforcement.interfaces import RewardSignal
     from mem_core.retrieval.interfaces import NoteSource, Ranker
@@ -114,7 +115,13 @@ class Kernel:
     under a lock, and are read-only afterwards.
     """
 
-    def __init__(self, pm: pluggy.PluginManager | None = None, *, settings: Settings | None = None) -> None:
+    def __init__(
+        self,
+        pm: pluggy.PluginManager | None = None,
+        *,
+        settings: Settings | None = None,
+        cache: FileCache | None = None,
+    ) -> None:
         self._settings = settings
         if pm is None:
             from mem_core.kernel.manager import make_plugin_manager
@@ -125,6 +132,7 @@ class Kernel:
         #: plugin name -> why one of its registration hooks failed
         self._failures: dict[str, str] = {}
         self._lock = _thread.RLock()
+        self._cache: FileCache | None = cache
 
     @property
     def settings(self) -> Settings:
@@ -140,6 +148,22 @@ class Kernel:
         from mem_core import __version__
 
         return PluginContext(self.settings, __version__)
+
+    @property
+    def cache(self) -> FileCache:
+        """What sources built from project files, kept for this kernel's life
+        and never stale (:class:`~mem_core.files.cache.FileCache`); the one
+        given to the constructor, else made on first use, so a kernel that
+        never recalls pays nothing."""
+        cache = self._cache
+        if cache is None:
+            with self._lock:
+                cache = self._cache
+                if cache is None:
+                    from mem_core.files.cache import FileCache
+
+                    cache = self._cache = FileCache()
+        return cache
 
     # -- registries --------------------------------------------------------
 

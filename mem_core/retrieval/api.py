@@ -16,7 +16,7 @@ from mem_core.errors import MemError
 from mem_core.js.strings import js_trim
 from mem_core.kernel import Kernel
 from mem_core.retrieval.context import RankContext, SourceContext
-from mem_core.retrieval.interfaces import Candidate, Query, Scored
+from mem_core.retrieval.interfaces import Candidate, CandidateBlock, Candidates, Query, Scored
 from mem_core.retrieval.text import query_tokens
 from mem_core.settings import resolve
 
@@ -118,10 +118,40 @@ def recall(
     ranker.validate(request)
     sources = sorted(kernel.note_sources.items(), key=lambda item: item[1].order)
     context = SourceContext(kernel, request, settings)
-    candidates: list[Candidate] = []
+    parts: list[list[Candidate] | CandidateBlock] = []
     for _name, source_cls in sources:
         source = source_cls()
         if source.active(request):
-            candidates.extend(source.candidates(request, context))
-    ranked = ranker.rank(request, candidates, RankContext(kernel, request))
-    return RecallResult(query, scope, ranking, list(ranked[:count]), context.skipped)
+            plain: list[Candidate] = []
+            for item in source.candidates(request, context):
+                if isinstance(item, CandidateBlock):
+                    if plain:
+                        parts.append(plain)
+                        plain = []
+                    parts.append(item)  # type: ignore[arg-type]
+                else:
+                    plain.append(item)  # type: ignore[arg-type]
+            if plain:
+                parts.append(plain)
+    ranked = ranker.rank(request, Candidates(parts), RankContext(kernel, request))
+    return RecallResult(query, scope, ranking, [_own(scored) for scored in ranked[:count]], context.skipped)
+
+
+def _own(scored: Scored) -> Scored:
+    """A result the caller may change: sources may share their candidates
+    between recalls (the kernel's file cache), so the result gets its own
+    copy of the candidate's fields."""
+    candidate = scored.candidate
+    fields = _copy(candidate.fields)
+    return Scored(
+        Candidate(candidate.scored_text, fields, candidate.weight, candidate.terms), scored.score, scored.extra
+    )
+
+
+def _copy(value: Any) -> Any:
+    """A deep copy of JSON-like data (dicts and lists; anything else is shared)."""
+    if value.__class__ is dict:
+        return {key: _copy(item) for key, item in value.items()}
+    if value.__class__ is list:
+        return [_copy(item) for item in value]
+    return value

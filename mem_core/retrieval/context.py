@@ -9,7 +9,8 @@ skipped, and ask the kernel for the services named here.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mem_core.errors import MemError
 
@@ -20,6 +21,14 @@ if TYPE_CHECKING:
     from mem_core.settings import Settings
 
 __all__ = ["SourceContext", "RankContext"]
+
+T = TypeVar("T")
+
+
+def _split_note(markdown: str, shown: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    from mem_core.files.markdown import split_sections
+
+    return shown, tuple(split_sections(markdown))
 
 
 class SourceContext:
@@ -77,25 +86,54 @@ class SourceContext:
             self.skip(shown_as or relative, exc.message)
             return None
 
-    def sections(self, root: str, relative: str) -> tuple[str, list[tuple[str, str]]] | None:
-        """The Markdown note ``root/relative`` as ``(path, sections)``: its
-        path relative to the project (as results and skips show it) and its
-        ``(heading, text)`` sections, split at ``### `` headings; read with
-        :meth:`read_text`. ``None`` when it does not exist, is skipped, or was
-        already read in this recall.
+    def cached(
+        self, root: str, relative: str, build: Callable[..., T], *args: Hashable, shown_as: str | None = None
+    ) -> T | None:
+        """What ``build(text, *args)`` made of the text of ``root/relative``,
+        kept by the kernel for as long as the file is unchanged (its path,
+        size, ``mtime_ns``, ``ctime_ns``, inode and device; see
+        :mod:`mem_core.files.cache`), so that a long-lived server re-reads
+        only what changed. The safety rules, and what an unsafe file does,
+        are those of :meth:`read_text`, checked on every call.
+
+        ``build`` is part of the cache key: pass a module-level function or
+        class, and hashable ``args``. What it returns is shared by every
+        later recall: it must never change afterwards (a source yields
+        read-only candidates from it; the kernel hands the caller copies of
+        the results' fields).
+        """
+        try:
+            return self._kernel.cache.load(root, relative, build, *args)
+        except MemError as exc:
+            if self._query.strict:
+                raise
+            self.skip(shown_as or relative, exc.message)
+            return None
+
+    def note(self, root: str, relative: str, build: Callable[[str, str], T]) -> T | None:
+        """The Markdown note ``root/relative`` as ``build(text, shown)``
+        made it, through :meth:`cached` (``shown``: the file's path relative
+        to the project, as results and skips show it). ``None`` when it does
+        not exist, is skipped, or was already read in this recall.
 
         As ``bmad-plus mem`` does, a strict query passes over a dangling
         symbolic link silently; otherwise it is reported as unsafe.
         """
-        from mem_core.files.markdown import split_sections
-
         path = os.path.normpath(os.path.join(root, relative))
         exists = os.path.exists(path) if self._query.strict else os.path.lexists(path)
         if not exists or not self.first_read(path):
             return None
         shown = os.path.relpath(path, self._query.project).replace(os.sep, "/")
-        markdown = self.read_text(root, relative, shown_as=shown)
-        return None if markdown is None else (shown, split_sections(markdown))
+        return self.cached(root, relative, build, shown, shown_as=shown)
+
+    def sections(self, root: str, relative: str) -> tuple[str, list[tuple[str, str]]] | None:
+        """The Markdown note ``root/relative`` as ``(path, sections)``: its
+        path relative to the project (as results and skips show it) and its
+        ``(heading, text)`` sections, split at ``### `` headings; read with
+        :meth:`note`. ``None`` when it does not exist, is skipped, or was
+        already read in this recall."""
+        note = self.note(root, relative, _split_note)
+        return None if note is None else (note[0], list(note[1]))
 
     def memory_store(self) -> type[MemoryStore]:
         """The structured-memory backend class the project uses (settings and

@@ -17,13 +17,15 @@ Kept free of heavy imports: this module is on the start-up path of ``recall``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from mem_core.retrieval.context import RankContext, SourceContext
+    from mem_core.retrieval.index import TermIndex
+    from mem_core.retrieval.text import Terms
 
-__all__ = ["Query", "Candidate", "Scored", "NoteSource", "Ranker"]
+__all__ = ["Query", "Candidate", "CandidateBlock", "Candidates", "Scored", "NoteSource", "Ranker"]
 
 
 class _Frozen:
@@ -48,8 +50,9 @@ class Query(_Frozen):
 
     ``match_tokens`` is set when the ranker drops every candidate that shares no
     word with the query (:attr:`Ranker.needs_query_match`): a source may then
-    leave out, without building it, a candidate whose lower-cased scored text
-    contains none of these tokens. ``strict`` is set when the ranker wants
+    leave out, without building it, a candidate none of whose tokens is one of
+    these (in particular one whose lower-cased scored text contains none of
+    them). ``strict`` is set when the ranker wants
     unsafe files to be errors (:attr:`Ranker.strict_sources`) rather than
     skipped and reported.
     """
@@ -130,7 +133,10 @@ class Candidate(_Frozen):
     keys after ``score``, in output order (``kind``, ``source``, … ``text``);
     ``weight`` multiplies a positive score (journal decay, for instance): a
     number, or a function of no arguments returning a number in [0, 1], called
-    only when a ranker needs it (see :meth:`weigh`).
+    only when a ranker needs it (see :meth:`weigh`). ``terms``, when given,
+    are the tokens of ``scored_text`` counted (:class:`Terms`, built with
+    ``Terms.of(scored_text)``): a source that keeps candidates between
+    recalls gives them so that rankers need not tokenize the text again.
 
     Example::
 
@@ -139,28 +145,40 @@ class Candidate(_Frozen):
                    "text": "Cache contract Preserve zero values."})
     """
 
-    __slots__ = ("scored_text", "fields", "weight")
+    __slots__ = ("scored_text", "fields", "weight", "terms")
 
     scored_text: str
     fields: Mapping[str, Any]
     weight: float | Callable[[], float]
+    terms: Terms | None
 
-    def __init__(self, scored_text: str, fields: Mapping[str, Any], weight: float | Callable[[], float] = 1.0) -> None:
-        object.__setattr__(self, "scored_text", scored_text)
-        object.__setattr__(self, "fields", fields)
-        object.__setattr__(self, "weight", weight)
+    def __init__(
+        self,
+        scored_text: str,
+        fields: Mapping[str, Any],
+        weight: float | Callable[[], float] = 1.0,
+        terms: Terms | None = None,
+    ) -> None:
+        put = object.__setattr__
+        put(self, "scored_text", scored_text)
+        put(self, "fields", fields)
+        put(self, "weight", weight)
+        put(self, "terms", terms)
 
     @classmethod
-    def note(cls, heading: str, text: str, *, source: str, source_file: str) -> Candidate:
+    def note(cls, heading: str, text: str, *, source: str, source_file: str, terms: bool = False) -> Candidate:
         """A Markdown section as recall shows it (mem-cli.md §2): scored on
         ``heading + "\\n" + text``; ``source`` is the file's name,
-        ``source_file`` its project-relative path."""
+        ``source_file`` its project-relative path; ``terms``: count its
+        tokens now (for a candidate kept between recalls)."""
         from mem_core.js.strings import js_trim
 
         scored = heading + "\n" + text
         return cls(
             scored,
             {"kind": "note", "source": source, "sourceFile": source_file, "ref": heading, "text": js_trim(scored)},
+            1.0,
+            _terms_of(scored) if terms else None,
         )
 
     @property
@@ -176,6 +194,95 @@ class Candidate(_Frozen):
 
     def __repr__(self) -> str:
         return f"Candidate({self.scored_text[:40]!r}, fields={dict(self.fields)!r})"
+
+
+def _terms_of(text: str) -> Terms:
+    from mem_core.retrieval.text import Terms
+
+    return Terms.of(text)
+
+
+class CandidateBlock:
+    """Many candidates of one source at once, yielded by
+    :meth:`NoteSource.candidates` in their place: the candidates at the
+    positions of a :class:`~mem_core.retrieval.index.TermIndex` (all of
+    them, or — ``tokens`` given — those holding one of ``tokens``), in
+    position order, made by ``make(position)`` only when asked for.
+
+    A ranker that knows blocks scores from ``index`` without making a
+    candidate it will not return (the lexical ranker does); to any other
+    ranker a block is just its candidates, in order (:class:`Candidates`).
+    ``make`` must return candidates whose ``terms`` are ``index.terms`` at
+    that position; each is made once per block.
+    """
+
+    __slots__ = ("index", "tokens", "_make", "_made")
+
+    def __init__(
+        self, index: TermIndex, make: Callable[[int], Candidate], *, tokens: Sequence[str] | None = None
+    ) -> None:
+        self.index = index
+        self.tokens = None if tokens is None else tuple(tokens)
+        self._make = make
+        self._made: dict[int, Candidate] = {}
+
+    def positions(self) -> Sequence[int]:
+        """The index positions of the block's candidates, ascending."""
+        return range(len(self.index)) if self.tokens is None else self.index.positions(self.tokens)
+
+    def covers(self, tokens: Sequence[str]) -> bool:
+        """Whether every text of the index holding one of ``tokens`` is in the block."""
+        return self.tokens is None or set(tokens) <= set(self.tokens)
+
+    def candidate(self, position: int) -> Candidate:
+        """The candidate at ``position`` of the index (made once)."""
+        made = self._made.get(position)
+        if made is None:
+            made = self._made[position] = self._make(position)
+        return made
+
+    def __iter__(self) -> Iterator[Candidate]:
+        return map(self.candidate, self.positions())
+
+    def __repr__(self) -> str:
+        return f"CandidateBlock({len(self.index)} texts, tokens={self.tokens!r})"
+
+
+class Candidates(Sequence[Candidate]):
+    """What a ranker is given: every candidate of the recall, in tie order
+    (sources by ``order``, each in its own order), as a read-only sequence.
+
+    :meth:`parts` shows how the sources gave them: lists of candidates and
+    :class:`CandidateBlock` objects, so that a ranker can score a block from
+    its index; used as a plain sequence, the blocks' candidates are made.
+    """
+
+    __slots__ = ("_parts", "_flat")
+
+    def __init__(self, parts: Iterable[Sequence[Candidate] | CandidateBlock]) -> None:
+        self._parts = tuple(parts)
+        self._flat: list[Candidate] | None = None
+
+    def parts(self) -> tuple[Sequence[Candidate] | CandidateBlock, ...]:
+        return self._parts
+
+    def _all(self) -> list[Candidate]:
+        flat = self._flat
+        if flat is None:
+            flat = self._flat = [candidate for part in self._parts for candidate in part]
+        return flat
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def,override]
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[Candidate]:
+        return iter(self._all())
+
+    def __repr__(self) -> str:
+        return f"Candidates({self._parts!r})"
 
 
 class Scored(_Frozen):
@@ -222,7 +329,9 @@ class NoteSource(ABC):
       applies the store's safety rules (no symbolic links, at most 2 MiB of
       UTF-8) and, unless ``query.strict``, turns an unsafe file into a skip
       reported to the user instead of an error;
-    * it may drop a candidate early only as ``query.match_tokens`` allows.
+    * it may drop a candidate early only as ``query.match_tokens`` allows;
+    * it may yield a :class:`CandidateBlock` standing for many candidates
+      kept between recalls (see :meth:`SourceContext.cached`).
 
     Example usage::
 
@@ -252,8 +361,8 @@ class NoteSource(ABC):
         return True
 
     @abstractmethod
-    def candidates(self, query: Query, context: SourceContext) -> Iterable[Candidate]:
-        """The candidates of this source for ``query``."""
+    def candidates(self, query: Query, context: SourceContext) -> Iterable[Candidate | CandidateBlock]:
+        """The candidates of this source for ``query`` (a block stands for its candidates)."""
 
 
 class Ranker(ABC):

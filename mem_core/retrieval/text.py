@@ -16,6 +16,7 @@ __all__ = [
     "tokenize",
     "query_tokens",
     "one_line",
+    "Terms",
 ]
 
 _SPACE_RUN = re.compile(f"[{JS_SPACE}]+")
@@ -36,6 +37,43 @@ def tokenize(text: str, *, lowered: bool = False) -> list[str]:
 def query_tokens(query: str) -> list[str]:
     """The unique tokens of a query, in first-seen order."""
     return list(dict.fromkeys(tokenize(query)))
+
+
+class Terms:
+    """The tokens of a text (mem-cli.md §1) as a ranker counts them: ``length``
+    tokens in all, ``counts`` each distinct token's number of occurrences
+    (a dict nobody changes: read-only by contract).
+
+    A source that keeps its candidates between recalls (in the kernel's file
+    cache) tokenizes each text once and hands the result over with the
+    candidate (:attr:`Candidate.terms`); the lexical ranker then scores
+    without tokenizing. Build one with :meth:`of`, so that it always equals
+    :func:`tokenize` of the text.
+    """
+
+    __slots__ = ("counts", "length")
+
+    counts: dict[str, int]
+    length: int
+
+    def __init__(self, counts: dict[str, int], length: int) -> None:
+        object.__setattr__(self, "counts", counts)
+        object.__setattr__(self, "length", length)
+
+    @classmethod
+    def of(cls, text: str) -> Terms:
+        """The terms of ``text``."""
+        doc = tokenize(text)
+        counts: dict[str, int] = {}
+        for token in doc:
+            counts[token] = counts.get(token, 0) + 1
+        return cls(counts, len(doc))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Terms is read-only")
+
+    def __repr__(self) -> str:
+        return f"Terms({self.counts!r}, length={self.length})"
 
 
 def one_line(text: str, limit: int = 120) -> str:

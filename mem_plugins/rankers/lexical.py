@@ -5,9 +5,22 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from operator import itemgetter
 
-from mem_core.plugin import Candidate, Query, RankContext, Ranker, Scored, hookimpl, js_log, tokenize
+from mem_core.plugin import (
+    Candidate,
+    CandidateBlock,
+    Candidates,
+    Query,
+    RankContext,
+    Ranker,
+    Scored,
+    Terms,
+    hookimpl,
+    js_log,
+    tokenize,
+)
 
 _logs: dict[int, float] = {}
 
@@ -17,6 +30,17 @@ def _log(f: int) -> float:
     value = _logs.get(f)
     if value is None:
         value = _logs[f] = js_log(f)
+    return value
+
+
+#: ``1 + ln f`` (``1`` for ``f = 1``), as :func:`lexical_score` adds it for a token found ``f`` times
+_plus_log: dict[int, float] = {}
+
+
+def _one_plus_log(f: int) -> float:
+    value = _plus_log.get(f)
+    if value is None:
+        value = _plus_log[f] = 1 + (_log(f) if f > 1 else 0.0)
     return value
 
 
@@ -47,13 +71,39 @@ def lexical_score(tokens: Sequence[str], text: str) -> float:
     return (hits * (matched / len(tokens))) / math.sqrt(len(doc))
 
 
+def terms_score(tokens: Sequence[str], terms: Terms) -> float:
+    """:func:`lexical_score` of a text from its :class:`Terms` (the same
+    floating-point operations in the same order, so the same bits)."""
+    length = terms.length
+    if not tokens or not length:
+        return 0.0
+    counts = terms.counts
+    hits = 0.0
+    matched = 0
+    for q in tokens:
+        f = counts.get(q)
+        if f:
+            matched += 1
+            hits += 1 + (_log(f) if f > 1 else 0.0)
+    if matched == 0:
+        return 0.0
+    return (hits * (matched / len(tokens))) / math.sqrt(length)
+
+
+def _score(tokens: Sequence[str], candidate: Candidate) -> float:
+    terms = candidate.terms
+    if terms is None:
+        return lexical_score(tokens, candidate.scored_text)
+    return terms_score(tokens, terms)
+
+
 def score_candidates(query: Query, candidates: Sequence[Candidate]) -> list[Scored]:
     """Every candidate scoring above zero (lexical score × weight), in the
     candidates' order."""
     kept = []
     tokens = query.tokens
     for candidate in candidates:
-        score = lexical_score(tokens, candidate.scored_text)
+        score = _score(tokens, candidate)
         if score > 0:
             weight = candidate.weigh()
             if weight != 1.0:
@@ -69,32 +119,103 @@ def top_candidates(query: Query, candidates: Sequence[Candidate], limit: int) ->
     [0, 1]: a decay) only for candidates that can still reach the top.
 
     A candidate whose lexical score alone is below the ``limit``-th best final
-    score cannot enter the result, so its weight is never computed.
+    score cannot enter the result, so its weight is never computed. The
+    candidates of a :class:`CandidateBlock` are scored from its index, a
+    group of alike texts at a time, and made only when they are weighed.
     """
     if limit <= 0:
         return []
     tokens = query.tokens
-    pending: list[tuple[float, int, Candidate]] = []
-    for index, candidate in enumerate(candidates):
-        score = lexical_score(tokens, candidate.scored_text)
-        if score > 0:
-            pending.append((score, index, candidate))
-    pending.sort(key=lambda item: (-item[0], item[1]))
+    parts = candidates.parts() if isinstance(candidates, Candidates) else (candidates,)
+    # (lexical score, part, positions in the part): candidates that score alike
+    buckets: list[tuple[float, int, Collection[int]]] = []
+    for number, part in enumerate(parts):
+        if isinstance(part, CandidateBlock) and part.covers(tokens):
+            _block_buckets(tokens, part, number, buckets)
+        else:
+            for position, candidate in enumerate(part):
+                score = _score(tokens, candidate)
+                if score > 0:
+                    buckets.append((score, number, (position,)))
+    buckets.sort(key=itemgetter(0), reverse=True)  # stable
     best: list[float] = []  # min-heap of the best final scores so far
-    done: list[tuple[float, int, Candidate]] = []
-    for bound, index, candidate in pending:
+    done: list[tuple[float, tuple[int, int], Candidate]] = []
+    start = 0
+    while start < len(buckets):
+        bound = buckets[start][0]
+        end = start + 1
+        while end < len(buckets) and buckets[end][0] == bound:
+            end += 1
         if len(best) == limit and bound < best[0]:
-            break  # this one and every later one score below the top `limit`
-        weight = candidate.weigh()
-        final = bound * weight if weight != 1.0 else bound
-        if final > 0:
-            done.append((final, index, candidate))
-            if len(best) < limit:
-                heapq.heappush(best, final)
-            elif final > best[0]:
-                heapq.heapreplace(best, final)
+            break  # these and every later one score below the top `limit`
+        # candidates scoring alike: the order they are weighed in does not
+        # matter (a break inside the run drops only candidates that cannot
+        # reach the top; the result is sorted by score and tie order below)
+        keys = [(number, p) for _, number, positions in buckets[start:end] for p in positions]
+        for key in keys:
+            if len(best) == limit and bound < best[0]:
+                break
+            number, position = key
+            part = parts[number]
+            candidate = part.candidate(position) if isinstance(part, CandidateBlock) else part[position]
+            weight = candidate.weigh()
+            final = bound * weight if weight != 1.0 else bound
+            if final > 0:
+                done.append((final, key, candidate))
+                if len(best) < limit:
+                    heapq.heappush(best, final)
+                elif final > best[0]:
+                    heapq.heapreplace(best, final)
+        start = end
     done.sort(key=lambda item: (-item[0], item[1]))
     return [Scored(candidate, final) for final, _, candidate in done[:limit]]
+
+
+def _block_buckets(
+    tokens: Sequence[str], block: CandidateBlock, number: int, buckets: list[tuple[float, int, Collection[int]]]
+) -> None:
+    """The lexical scores of a block's texts, from its index, with the
+    operations of :func:`lexical_score` in its order: the texts holding one
+    query token only score alike when they hold it as often and are as
+    long, so each such group is scored once; the texts holding several are
+    scored one by one, a query token at a time."""
+    if not tokens:
+        return
+    index = block.index
+    seen: set[int] = set()
+    several: set[int] = set()
+    for q in tokens:
+        held = index.holding(q)
+        if held:
+            several |= seen & held
+            seen |= held
+    width = len(tokens)
+    if several:
+        hits: dict[int, float] = {}
+        matched: dict[int, int] = {}
+        for q in tokens:
+            counts = index.counts(q)
+            for position in several.intersection(counts):
+                f = counts[position]
+                plus = _plus_log.get(f)
+                if plus is None:
+                    plus = _one_plus_log(f)
+                hits[position] = hits.get(position, 0.0) + plus
+                matched[position] = matched.get(position, 0) + 1
+        lengths = index.lengths
+        sqrt = math.sqrt
+        buckets.extend(
+            ((h * (matched[position] / width)) / sqrt(lengths[position]), number, (position,))
+            for position, h in hits.items()
+        )
+    share = 1 / width  # matched / len(tokens), one token matched
+    for q in tokens:
+        for f, length, positions in index.groups(q):
+            alone = positions - several if several else positions
+            if alone:
+                hits_one = 0.0
+                hits_one += _one_plus_log(f)
+                buckets.append(((hits_one * share) / math.sqrt(length), number, alone))
 
 
 class LexicalRanker(Ranker):

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import Any
 
 from mem_core.plugin import (
     JOURNAL,
     Candidate,
+    CandidateBlock,
     JSONError,
     MemError,
     NoteSource,
+    OnSecondUse,
     Query,
     SourceContext,
+    TermIndex,
+    Terms,
     hookimpl,
     js_pow,
     js_string,
@@ -36,28 +41,102 @@ class JournalSource(NoteSource):
     help = "events of .bmad/memory/journal.ndjson, halved in weight every 30 days"
     order = 10
 
-    def candidates(self, query: Query, context: SourceContext) -> Iterator[Candidate]:
-        keep = _line_filter(query.match_tokens)
-        text = context.read_text(query.project, JOURNAL)
-        events = parse_lines(text, keep) if text else []
-        now_ms = query.now_ms
+    def candidates(self, query: Query, context: SourceContext) -> Iterator[Candidate | CandidateBlock]:
+        journal = context.cached(query.project, JOURNAL, JournalFile)
+        return iter(()) if journal is None else journal.candidates(query)
+
+
+class JournalFile:
+    """One version of the journal, as the kernel's file cache keeps it.
+
+    The first recall reads it as a one-shot ``mem recall`` does: only the
+    lines that may hold a query token are parsed. From the second on, every
+    event is parsed once, its text tokenized once, and a token index gives
+    the events sharing a token with the query; only the decay weight, which
+    depends on the recall's clock, is made per recall.
+    """
+
+    __slots__ = ("_text", "_events")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        # no reference back to self: a one-shot recall frees it without the cyclic GC
+        self._events: OnSecondUse[_Events] = OnSecondUse(partial(_Events, text))
+
+    def candidates(self, query: Query) -> Iterator[Candidate | CandidateBlock]:
+        events = self._events.get()
+        if events is None:
+            return _candidates(self._text, query)
+        return events.candidates(query)
+
+
+class _Events:
+    """Every event of a journal with its text, its result fields and its terms."""
+
+    __slots__ = ("texts", "fields", "stamps", "index", "null")
+
+    def __init__(self, text: str) -> None:
+        self.texts: list[str] = []
+        self.fields: list[dict[str, Any]] = []
+        self.stamps: list[Any] = []
+        #: the journal holds a `null` line (the reference fails on it)
+        self.null = False
         signals_json = _SignalsJSON()
-        for event in events:
-            if event is None:  # as the reference fails on a `null` line
-                raise MemError("Cannot read properties of null (reading 'agent')")
-            parts = [v if v.__class__ is str else _text(v) for v in map(event.get, _TEXT_KEYS)]
-            parts.append(signals_json(event.get("signals")))
-            # JS `.filter(Boolean)` tests the values: [] is kept (and shows as "")
-            text = " ".join([p for p in parts if p is not None and (p or p.__class__ is _Shown)])
-            if truthy(event.get("id")):
-                ref = event["id"]
-            else:
-                ref = js_string(event["ts"]) if "ts" in event else "undefined"
-            yield Candidate(
-                scored_text=text,
-                fields={"kind": "event", "source": "journal.ndjson", "ref": ref, "text": text, "event": event},
-                weight=_decay(event.get("ts"), now_ms),
+        for event in parse_lines(text):
+            if event is None:
+                self.null = True
+                break
+            scored, ref = _event_text(event, signals_json)
+            self.texts.append(scored)
+            self.fields.append(
+                {"kind": "event", "source": "journal.ndjson", "ref": ref, "text": scored, "event": event}
             )
+            self.stamps.append(event.get("ts"))
+        self.index = TermIndex(map(Terms.of, self.texts))
+
+    def candidates(self, query: Query) -> Iterator[CandidateBlock]:
+        if self.null:
+            raise MemError(NULL_EVENT)
+        now_ms = query.now_ms
+        texts, fields, stamps, terms = self.texts, self.fields, self.stamps, self.index.terms
+
+        def make(i: int) -> Candidate:
+            return Candidate(texts[i], fields[i], _decay(stamps[i], now_ms), terms[i])
+
+        yield CandidateBlock(self.index, make, tokens=query.match_tokens)
+
+
+NULL_EVENT = "Cannot read properties of null (reading 'agent')"
+
+
+def _candidates(text: str, query: Query) -> Iterator[Candidate]:
+    """The candidates of a journal's text for one recall, reading only the
+    lines that may match."""
+    events = parse_lines(text, _line_filter(query.match_tokens)) if text else []
+    now_ms = query.now_ms
+    signals_json = _SignalsJSON()
+    for event in events:
+        if event is None:  # as the reference fails on a `null` line
+            raise MemError(NULL_EVENT)
+        scored, ref = _event_text(event, signals_json)
+        yield Candidate(
+            scored_text=scored,
+            fields={"kind": "event", "source": "journal.ndjson", "ref": ref, "text": scored, "event": event},
+            weight=_decay(event.get("ts"), now_ms),
+        )
+
+
+def _event_text(event: dict[str, Any], signals_json: _SignalsJSON) -> tuple[str, Any]:
+    """An event's scored text and its ``ref``."""
+    parts = [v if v.__class__ is str else _text(v) for v in map(event.get, _TEXT_KEYS)]
+    parts.append(signals_json(event.get("signals")))
+    # JS `.filter(Boolean)` tests the values: [] is kept (and shows as "")
+    text = " ".join([p for p in parts if p is not None and (p or p.__class__ is _Shown)])
+    if truthy(event.get("id")):
+        ref = event["id"]
+    else:
+        ref = js_string(event["ts"]) if "ts" in event else "undefined"
+    return text, ref
 
 
 def parse_lines(text: str, keep: Callable[[str], bool] | None = None) -> list[dict[str, Any] | None]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mem_core.plugin import NOTE_DIRS, Candidate, NoteSource, Query, SourceContext, hookimpl
+from mem_core.plugin import NOTE_DIRS, Candidate, CandidateBlock, NoteSource, Query, SourceContext, hookimpl
 from mem_plugins.sources.markdown import note_candidates
 
 
@@ -18,9 +18,9 @@ class MarkdownNotes(NoteSource):
     help = "### sections of .bmad/memory and .agents/memory decisions.md, lessons.md, patterns.md"
     order = 20
 
-    def candidates(self, query: Query, context: SourceContext) -> Iterator[Candidate]:
+    def candidates(self, query: Query, context: SourceContext) -> Iterator[Candidate | CandidateBlock]:
         for directory in NOTE_DIRS:
-            yield from note_candidates(context, query.project, directory)
+            yield from note_candidates(context, query.project, directory, query)
 
 
 @hookimpl

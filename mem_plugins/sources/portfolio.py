@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mem_core.plugin import Candidate, NoteSource, Query, SourceContext, hookimpl
+from mem_core.plugin import Candidate, CandidateBlock, NoteSource, Query, SourceContext, hookimpl
 from mem_plugins.sources.markdown import note_candidates
 
 
@@ -19,9 +19,9 @@ class PortfolioBrain(NoteSource):
     def active(self, query: Query) -> bool:
         return query.scope == "portfolio" and bool(query.portfolio)
 
-    def candidates(self, query: Query, context: SourceContext) -> Iterator[Candidate]:
+    def candidates(self, query: Query, context: SourceContext) -> Iterator[Candidate | CandidateBlock]:
         assert query.portfolio is not None
-        yield from note_candidates(context, query.portfolio, "memory")
+        yield from note_candidates(context, query.portfolio, "memory", query)
 
 
 @hookimpl
