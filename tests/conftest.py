@@ -19,14 +19,14 @@ pytest_plugins = ["mem_core.testing"]
 
 REPO = Path(__file__).resolve().parent.parent
 #: real files written by the tools mem interoperates with (copied from the
-#: project's shared/fixtures/, so that the suite needs nothing beside the clone)
+#: project's shared folder, so that the suite needs nothing beside the clone)
 FIXTURES = REPO / "tests" / "fixtures"
 #: the project written by bmad-plus mem and BMAD+ Nexus (read-only original)
 BMAD_PROJECT = FIXTURES / "bmad-plus-project"
 
 NOW = "2026-11-05T12:00:00.000Z"
 #: what bmad-plus mem printed for `mem recall cache values --ranking evidence
-#: --context-scope work` on the fixture project at NOW (shared/fixtures/README.md)
+#: --context-scope work` on the fixture project at NOW (tests/fixtures/README.md)
 EVIDENCE_RECALL_TEXT = """\
 mem recall: 6 match(es) for "cache values" (scope: project)
   1. [1.190] note lessons.md § Cache contract
@@ -92,7 +92,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def bmad_project(tmp_path: Path) -> Path:
-    """A writable copy of the project ``bmad-plus mem`` wrote (shared/fixtures)."""
+    """A writable copy of the project ``bmad-plus mem`` wrote (tests/fixtures)."""
     if not BMAD_PROJECT.is_dir():
         pytest.fail("tests/fixtures (the reference fixtures) is missing")
     path = tmp_path / "bmad"

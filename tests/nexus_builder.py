@@ -4,7 +4,7 @@ Two things the evidence tests need:
 
 * :class:`RunBuilder` writes a valid ``.bmad-plus/nexus/runs/<runId>.json`` from
   a spec (project path, tasks, attempts, checks, hashes), shaped exactly like
-  the runs BMAD+ Nexus writes (see ``shared/fixtures``): plan with
+  the runs BMAD+ Nexus writes (see ``tests/fixtures``): plan with
   ``resourceHashes`` and check ``commandHash``, the attempt's verification with
   its environment, scope/artifact hashes and check receipts, the integration
   receipt, ``planHash`` and the envelope ``sha256``. Every hash is computed

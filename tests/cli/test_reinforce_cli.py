@@ -224,7 +224,7 @@ def test_real_process(mem_process, project: Path) -> None:
 
 
 def test_replaying_the_fixture_session_on_the_command_line(mem, project: Path) -> None:
-    """The ``write`` and ``reinforce`` calls of shared/fixtures/README.md, at
+    """The ``write`` and ``reinforce`` calls of tests/fixtures/README.md, at
     their instants, give the fixture's files byte for byte."""
     from tests.conftest import BMAD_PROJECT
 

@@ -11,7 +11,7 @@ from tests.conftest import BMAD_PROJECT, tree_bytes
 
 JOURNAL = Path(".bmad/memory/journal.ndjson")
 
-# the calls that made shared/fixtures/bmad-plus-project's journal (fixtures/README.md)
+# the calls that made tests/fixtures/bmad-plus-project's journal (fixtures/README.md)
 FIXTURE_WRITES = [
     ("2026-10-18T09:30:00.000Z", ["--agent", "forge", "--cli", "claude-code", "--model", "claude-opus", "--task",
                                   "Add login rate limit", "--outcome", "success", "--ci", "pass"]),

@@ -30,7 +30,7 @@ PROMOTIONS = Path(".bmad/memory/promotions.ndjson")
 T = "2026-10-18T09:31:00.000Z"
 FULL = {"accept": "true", "ci": "pass"}
 
-# the memory files' reinforce calls, from shared/fixtures/README.md, in order
+# the memory files' reinforce calls, from tests/fixtures/README.md, in order
 FIXTURE_CALLS = [
     ("Cache shortcut", {"accept": "true", "ci": "pass"}, "3f9a1c7b02de", "2026-10-18T09:31:00.000Z"),
     ("Cache shortcut", {"accept": "true", "ci": "pass"}, "3f9a1c7b02de", "2026-10-25T09:31:00.000Z"),

@@ -211,3 +211,15 @@ def test_component_checks_take_their_messages(project: Path, tmp_path: Path) -> 
     files.check_components(str(project / "missing/deeper"), **words)
     files.check_components(str(project / "dir"), files.SYMLINK, files.PARENT)  # no target rule for the store
     assert files.is_normalized_relative("a/b\\c") and not files.is_normalized_relative("a\\..\\b")
+
+
+def test_the_suite_reads_its_fixtures_from_the_repository() -> None:
+    """A bare clone is enough: the reference fixtures are in tests/fixtures, and
+    no test reaches beside the repository for them."""
+    from tests.conftest import BMAD_PROJECT, FIXTURES, REPO
+
+    assert FIXTURES.is_relative_to(REPO) and (BMAD_PROJECT / ".bmad" / "memory" / "journal.ndjson").is_file()
+    beside = ("REPO" + ".parent", '"..' + "/shared")  # spelled apart: this file names them
+    for path in (REPO / "tests").rglob("*.py"):
+        text = path.read_text("utf-8")
+        assert not any(word in text for word in beside), path

@@ -1,5 +1,5 @@
 """The ``evidence`` ranker (mem-cli.md §7) on the project bmad-plus mem and
-BMAD+ Nexus wrote (shared/fixtures, relocated to its temporary copy)."""
+BMAD+ Nexus wrote (tests/fixtures, relocated to its temporary copy)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The ``nexus`` outcome verifier (mem-cli.md §10) on runs written by the test
-builder and on the real BMAD+ Nexus runs of shared/fixtures (relocated)."""
+builder and on the real BMAD+ Nexus runs of tests/fixtures (relocated)."""
 
 from __future__ import annotations
 
