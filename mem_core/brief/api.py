@@ -311,28 +311,11 @@ def written_budget(text: str) -> int | None:
 
 
 def _replace(project: str, relative: str, text: str) -> None:
-    from mem_core.files import safe_file
-    from mem_core.files.io import write_all
-    from mem_core.files.lock import new_token
+    from mem_core.files.io import replace_bytes
     from mem_core.files.paths import os_error_message
 
     os.makedirs(os.path.join(project, MEMORY_DIR), exist_ok=True)
-    path = safe_file(project, relative)
-    temporary = safe_file(project, f"{relative}.{new_token()}.tmp")
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        replace_bytes(project, relative, text.encode("utf-8", "surrogatepass"))
     except OSError as exc:
-        raise MemError(os_error_message(exc, "open", temporary)) from None
-    try:
-        try:
-            write_all(fd, text.encode("utf-8", "surrogatepass"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+        raise MemError(os_error_message(exc, "open", os.path.join(project, relative))) from None

@@ -25,6 +25,7 @@ __all__ = [
     "read_text",
     "append_record",
     "write_json",
+    "replace_bytes",
 ]
 
 #: the size limit of every file of the store (2 MiB)
@@ -97,28 +98,36 @@ def append_record(root: str, relative: str, record: Any) -> Any:
 
 def write_json(root: str, relative: str, value: Any) -> None:
     """Replace a JSON file atomically (``JSON.stringify(value, null, 2)`` plus a
-    final newline): temp file in the same folder, fsync, rename."""
+    final newline), under the writer lock."""
     with writer_lock(root):
-        path = safe_file(root, relative)
+        safe_file(root, relative)  # an unsafe path is refused before the size is
         data = (jsonfmt.dumps(value, 2) + "\n").encode("utf-8", "surrogatepass")
         if len(data) > MAX_BYTES:
             raise MemError(TOO_BIG)
-        temporary = safe_file(root, f"{relative}.{new_token()}.tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        replace_bytes(root, relative, data)
+
+
+def replace_bytes(root: str, relative: str, data: bytes) -> None:
+    """Replace a project file atomically with ``data``: a temporary file in the
+    same folder, fsync, rename, fsync of the folder; the temporary file is
+    removed when anything fails (an ``OSError`` is raised as it comes)."""
+    path = safe_file(root, relative)
+    temporary = safe_file(root, f"{relative}.{new_token()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
         try:
-            try:
-                write_all(fd, data)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(temporary, path)
-        except BaseException:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
-            raise
-        _fsync_dir(os.path.dirname(path))
+            write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(os.path.dirname(path))
 
 
 def _fsync_dir(directory: str) -> None:
