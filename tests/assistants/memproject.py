@@ -7,7 +7,6 @@ is shared between modules but this code.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -15,16 +14,14 @@ from pathlib import Path
 
 import programs
 import pytest
+from project_memory import MEM_TOOLS, PROMPT, journal  # noqa: F401  (shared by both helpers' tests)
 
-#: the prompt about something the project decided, the decision, and a recall query for it
-PROMPT = "What did we decide about the session store?"
+#: the decision the prompt (:data:`PROMPT`) is about, and a recall query for it
 HEADING = "Use Valkey for the session store"
 BODY = "Sessions live in Valkey (not Redis) since the license change; the session TTL is 14 days."
 QUERY = "Valkey session store"
 LESSON = "Flush the outbox before shutdown"
 FAILED_TASK = "Move the cache to Valkey"
-#: every tool of ``mem mcp`` (docs/mcp.md); nothing a human must do (no ``verify``)
-MEM_TOOLS = ("recall", "write", "reinforce", "observe", "outcomes", "remember", "memories", "forget", "context")
 MEM_TIMEOUT = 60.0
 #: for the assistants' turns: ``mem hook`` gives up after ``hook_timeout`` (1 s by default) and
 #: prints nothing; a whole hook process takes 0.1-0.3 s, but a loaded 2-core CI machine must not
@@ -41,11 +38,6 @@ def mem(argv: list[str], project: Path, home: Path, url: str) -> subprocess.Comp
     return subprocess.run(
         [exe, *argv], cwd=project, env=env, capture_output=True, text=True, timeout=MEM_TIMEOUT, check=False
     )
-
-
-def journal(project: Path) -> list[dict[str, object]]:
-    path = project / ".bmad/memory/journal.ndjson"
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def hooks_log(project: Path) -> str:
