@@ -5,9 +5,10 @@ Python SDK's low-level server, over stdio or streamable HTTP.
   every API call.
 * The project is fixed when the server starts; no tool chooses it.
 * Tool calls run in worker threads, so that a slow call never holds up the
-  others; the calls that change files are serialised within the server (the
-  writer lock and the stores exclude other processes). Nothing is cached:
-  every call reads the files as they are on disk.
+  others; calls that change files need no serialising of their own (the
+  writer lock excludes other threads and processes alike, the stores have
+  their transactions). Files are read by identity: a changed file is seen by
+  the next call (the kernel's file cache).
 * A failure is an MCP error result (``isError: true``) whose text is the
   CLI's one-line message; nothing but protocol goes to stdout (anything else
   printed goes to stderr, and so does logging).
@@ -19,7 +20,6 @@ import json
 import logging
 import os
 import sys
-import threading
 from typing import TYPE_CHECKING, Any
 
 from mem_core.errors import MemError, UsageError
@@ -71,7 +71,6 @@ class MemServer:
         self.context = ToolContext(project=project, kernel=kernel, portfolio=portfolio)
         self.tools: dict[str, Tool] = {tool.name: tool for tool in TOOLS}
         self._validators = {tool.name: _validator(tool.input_schema) for tool in TOOLS}
-        self._writing = threading.Lock()
 
     @property
     def project(self) -> str:
@@ -90,11 +89,9 @@ class MemServer:
         if problem is not None:
             raise ToolFailure(f"Input validation error: {problem.message}")
         try:
-            if tool.writes:
-                with self._writing:
-                    result = tool.run(self.context, arguments)
-            else:
-                result = tool.run(self.context, arguments)
+            # concurrent writes are safe: the writer lock excludes threads and
+            # processes alike, and the stores their own transactions
+            result = tool.run(self.context, arguments)
         except MemError as exc:
             for note in exc.notes:
                 log.warning("mem %s: %s", name, note)
