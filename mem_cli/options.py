@@ -9,7 +9,7 @@ import typer
 
 from mem_cli.table import OPTIONS, Option
 
-__all__ = ["annotation", "Directory", "Json", "Mind", "User", "Ref"]
+__all__ = ["annotation", "Directory", "Json", "Mind", "User", "Ref", "Human"]
 
 
 def annotation(option: Option, help: str | None = None) -> Any:
@@ -38,4 +38,12 @@ User = Annotated[
 #: the memory a command acts on
 Ref = Annotated[
     str, typer.Argument(help="The memory: its id (mem_…) or <category>/<key>.", metavar="REF", show_default=False)
+]
+#: which trusted human key proves you (when several are on this machine)
+Human = Annotated[
+    Optional[str],
+    typer.Option(
+        help="The trusted human key whose passphrase you type, when several are on this machine (mem human list).",
+        metavar="NAME",
+    ),
 ]

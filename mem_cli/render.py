@@ -13,11 +13,13 @@ from mem_core.errors import MemError
 from mem_core.js.jsonfmt import dumps, js_number, to_fixed
 from mem_core.js.values import js_string
 from mem_core.retrieval.text import one_line
+from mem_core.textsafe import escape
 
 if TYPE_CHECKING:
     from mem_core.adapters.api import AdapterChange, AdapterReport
     from mem_core.evidence.api import ObserveResult, OutcomesResult
     from mem_core.journal.api import WriteResult
+    from mem_core.humans.api import HumanResult, HumansResult, RevokeResult
     from mem_core.kernel.report import PluginsReport
     from mem_core.memories.api import (
         ContextSummary,
@@ -43,6 +45,9 @@ __all__ = [
     "verify",
     "context",
     "plugins",
+    "human_init",
+    "humans",
+    "human_revoke",
 ]
 
 
@@ -64,7 +69,10 @@ def recall(result: RecallResult) -> str:
         source, ref = js_string(fields["source"]), js_string(fields["ref"])
         origin = f"event {source}#{ref}" if fields["kind"] == "event" else f"{fields['kind']} {source} § {ref}"
         lines.append(f"  {i}. [{to_fixed(hit.score, 3)}] {origin}")
-        lines.append(f"     {one_line(js_string(fields['text']))}")
+        text = one_line(js_string(fields["text"]))
+        if fields["kind"] == "memory":  # stored content never forges a mark (notes print as the reference does)
+            text = escape(text)
+        lines.append(f"     {text}")
     return "\n".join(lines)
 
 
@@ -145,27 +153,28 @@ def remember(result: RememberResult) -> str:
     memory = result.memory
     status = "created" if result.created else "updated" if result.changed else "unchanged"
     return (
-        f"mem remember: {status} {memory.ref} ({memory.id}) in mind {memory.mind_id}, {result.store} store\n"
+        f"mem remember: {status} {memory.ref} ({memory.id}) in mind {escape(memory.mind_id)}, {result.store} store\n"
         f"  {_details(memory)}"
     )
 
 
 def memories(result: MemoriesResult) -> str:
-    where = f"in mind {result.mind} ({result.store} store)"
+    where = f"in mind {escape(result.mind)} ({result.store} store)"
     n = len(result.memories)
     if result.search is not None:
-        head = f'{n} match(es) for "{result.search}"' if n else f'no matches for "{result.search}"'
+        search = escape(result.search)
+        head = f'{n} match(es) for "{search}"' if n else f'no matches for "{search}"'
     elif result.expiring is not None:
         head = f"{n} expiring within {result.expiring}" if n else f"none expiring within {result.expiring}"
     else:
         head = f"{n} memor{'y' if n == 1 else 'ies'}" if n else "no memories"
     lines = [f"mem memories: {head} {where}"]
     for number, memory in enumerate(result.memories, 1):
-        marks = f"[{'verified' if memory.verified else 'unverified'}]"
+        marks = f"[{memory.mark}]"
         if memory.expired(result.now):
             marks += " [expired]"
         lines.append(f"  {number}. {memory.ref} ({memory.priority.upper()}) {marks}")
-        lines.append(f"     {one_line(memory.content)}")
+        lines.append(f"     {escape(one_line(memory.content))}")
         lines.append(f"     {_details(memory, listing=True)}")
     return "\n".join(lines)
 
@@ -173,7 +182,7 @@ def memories(result: MemoriesResult) -> str:
 def _details(memory: Memory, listing: bool = False) -> str:
     """``key=value`` details of a memory (a listing's first line already
     shows the priority and the verification)."""
-    tags = ",".join(memory.tags) or "-"
+    tags = escape(",".join(memory.tags)) or "-"
     rest = f"confidence={js_number(memory.confidence)} expires={memory.expires_at or '-'} tags={tags}"
     if listing:
         return f"source={memory.source} {rest} id={memory.id}"
@@ -183,20 +192,52 @@ def _details(memory: Memory, listing: bool = False) -> str:
 
 def forget(result: ForgetResult) -> str:
     memory = result.memory
-    return f"mem forget: forgot {memory.ref} ({memory.id}) from mind {memory.mind_id}, {result.store} store"
+    return f"mem forget: forgot {memory.ref} ({memory.id}) from mind {escape(memory.mind_id)}, {result.store} store"
 
 
 def verify(result: VerifyResult) -> str:
     memory = result.memory
-    where = f"mind {memory.mind_id}, {result.store} store"
+    where = f"mind {escape(memory.mind_id)}, {result.store} store"
+    how = "signed" if memory.verification == "signed" else "terminal confirmation"
     if result.changed:
-        return f"mem verify: verified {memory.ref} ({memory.id}) in {where}"
-    return f"mem verify: {memory.ref} ({memory.id}) was already verified ({where})"
+        return f"mem verify: verified {memory.ref} ({memory.id}) in {where} [{how}]"
+    return f"mem verify: {memory.ref} ({memory.id}) was already verified ({where}) [{how}]"
 
 
 def context(result: ContextSummary) -> str:
     """The summary text itself (it is part of the result: an LLM reads it)."""
     return result.text
+
+
+# -- human keys ---------------------------------------------------------------------
+
+
+def human_init(result: HumanResult) -> str:
+    human = result.human
+    return (
+        f"mem human: made the key {human.name} ({human.fingerprint})\n"
+        f"  private key (encrypted with your passphrase): {result.private_key_file}\n"
+        f"  public key, trusted ({', '.join(human.trusted)}): {result.public_key_file}\n"
+        "  From now on only a trusted human key verifies here: memories confirmed at a terminal before "
+        "read unverified until you verify them again."
+    )
+
+
+def humans(result: HumansResult) -> str:
+    if not result.humans:
+        return "mem human: no human keys (mem human init makes yours)"
+    lines = [f"mem human: {len(result.humans)} human key(s)"]
+    for human in result.humans:
+        trusted = f"trusted: {', '.join(human.trusted)}" if human.trusted else "not trusted here"
+        local = ", private key on this machine" if human.local else ""
+        lines.append(f"  {human.name} {human.fingerprint} ({trusted}{local})")
+    return "\n".join(lines)
+
+
+def human_revoke(result: RevokeResult) -> str:
+    lines = [f"mem human: revoked {result.name} ({', '.join(result.fingerprints)})"]
+    lines.extend(f"  removed {path}" for path in result.removed)
+    return "\n".join(lines)
 
 
 # -- plugins ------------------------------------------------------------------------

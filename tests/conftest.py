@@ -73,6 +73,10 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("MEM_USER_DIR", str(tmp_path / "user-store"))
     # the machine's own ~/.config/mem/config.toml stays out of every test
     monkeypatch.setenv("MEM_USER_CONFIG", str(tmp_path / "user-config" / "config.toml"))
+    # an in-process prompt never reaches the terminal pytest runs in: it has
+    # none (as under an agent); tests that type at a prompt run mem in its own
+    # session on a pseudo-terminal (tests/cli/test_trust_terminal.py)
+    monkeypatch.setattr("mem_core.humans.terminal.TTY", str(tmp_path / "no-terminal"))
 
 
 @pytest.fixture
@@ -166,3 +170,11 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
         if path.is_file() and not path.is_symlink():
             found[str(path.relative_to(root))] = path.read_bytes()
     return found
+
+
+@pytest.fixture
+def signer(project: Path):
+    """A human key trusted in ``project``, unlocked (tests/humans.py)."""
+    from tests.humans import trusted_key
+
+    return trusted_key(project)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from mem_cli import output, render
-from mem_cli.options import Directory, Json, Mind, Ref, User
+from mem_cli.options import Directory, Human, Json, Mind, Ref, User
 
 
 def forget(
@@ -13,14 +13,16 @@ def forget(
     ref: Ref,
     mind: Mind = None,
     user: User = False,
+    human: Human = None,
     directory: Directory = None,
     json: Json = False,
 ) -> None:
     """Delete a structured memory (its history keeps a tombstone); one a human
-    confirmed is deleted only after you confirm on the terminal."""
+    confirmed is deleted only with you at the terminal (your human key's passphrase, or a yes
+    where no human key is trusted)."""
     from mem_core.memories.api import forget as run
 
-    result = run(ref, mind=mind, user=user, directory=directory, kernel=ctx.obj)
+    result = run(ref, mind=mind, user=user, human=human, directory=directory, kernel=ctx.obj)
     if json:
         output.out_json(result)
         return

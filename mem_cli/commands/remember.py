@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from mem_cli import output, render
-from mem_cli.options import Directory, Json, Mind, User
+from mem_cli.options import Directory, Human, Json, Mind, User
 
 Value = Optional[str]
 
@@ -53,9 +53,12 @@ def remember(
     as_user: Annotated[
         bool,
         typer.Option(
-            "--as-user", help="Store it as said by you (source user, verified); asks you to confirm on the terminal."
+            "--as-user",
+            help="Store it as said by you (source user), signed with your human key: asks its passphrase on "
+            "the terminal (where no human key is trusted, asks you to confirm there).",
         ),
     ] = False,
+    human: Human = None,
     directory: Directory = None,
     json: Json = False,
 ) -> None:
@@ -73,6 +76,7 @@ def remember(
         mind=mind,
         user=user,
         as_user=as_user,
+        human=human,
         directory=directory,
         kernel=ctx.obj,
     )

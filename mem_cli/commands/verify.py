@@ -1,11 +1,11 @@
-"""``mem verify``: mark a structured memory as verified by you."""
+"""``mem verify``: sign a structured memory as true, as you (a human)."""
 
 from __future__ import annotations
 
 import typer
 
 from mem_cli import output, render
-from mem_cli.options import Directory, Json, Mind, Ref, User
+from mem_cli.options import Directory, Human, Json, Mind, Ref, User
 
 
 def verify(
@@ -13,13 +13,15 @@ def verify(
     ref: Ref,
     mind: Mind = None,
     user: User = False,
+    human: Human = None,
     directory: Directory = None,
     json: Json = False,
 ) -> None:
-    """Mark a memory as verified by you; asks you to confirm on the terminal."""
+    """Sign a memory as true with your human key: asks its passphrase on the terminal (where no
+    human key is trusted, asks you to confirm there; that reads as verified (terminal))."""
     from mem_core.memories.api import verify as run
 
-    result = run(ref, mind=mind, user=user, directory=directory, kernel=ctx.obj)
+    result = run(ref, mind=mind, user=user, human=human, directory=directory, kernel=ctx.obj)
     if json:
         output.out_json(result)
         return

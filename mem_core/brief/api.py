@@ -54,7 +54,6 @@ HEAD = "# Project memory (mem brief) — read more with `mem recall <topic>`"
 #: the first line of the written file: it names the budget a refresh keeps
 WRITTEN_MARK = "<!-- written by `mem brief --write --budget {budget}`; mem write and mem remember refresh it -->"
 _WRITTEN = re.compile(r"<!-- written by `mem brief --write --budget (\d+)`")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _TITLES = {"decisions.md": "Decisions", "lessons.md": "Lessons", "patterns.md": "Patterns"}
 
 
@@ -62,7 +61,10 @@ def shown(text: str, limit: int = 160) -> str:
     """Stored text as one line a person or a model reads: control characters
     escaped (no stored text can start a line of its own or forge a mark),
     white space collapsed, cut to ``limit`` (as ``recall`` cuts)."""
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\r\n", " ").replace("\n", " "))
+    from mem_core.textsafe import INVISIBLE
+
+    text = text.replace("\r\n", " ").replace("\n", " ")
+    text = INVISIBLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
     return one_line(text, limit)
 
 
@@ -124,15 +126,18 @@ def _memories(project: str, settings: Settings, kernel: Kernel, now: str) -> lis
         return []
     mind = settings.default_mind
     found: dict[str, list[dict[str, Any]]] = {}
+    from mem_core.memories.trust import judge_records
+
     with backend.open(directory, create=False) as store:
         for priority in ("critical", "high"):
-            found[priority] = store.query(MemoryFilter(now=now, mind_id=mind, priority=priority))
+            records = store.query(MemoryFilter(now=now, mind_id=mind, priority=priority))
+            found[priority] = judge_records(records, store, project)  # verified as the signatures say
     sections = []
     for rank, priority in enumerate(("critical", "high")):
         records = found[priority]
         items, data = [], []
         for record in records:
-            mark = "verified" if record["verified"] else "unverified"
+            mark = {"signed": "verified", "terminal": "verified (terminal)"}.get(record["verification"], "unverified")
             ref = f"{record['category']}/{record['key']}"
             items.append(f"- {ref} [{mark}]: {shown(record['content'], 240)}")
             data.append(

@@ -101,8 +101,11 @@ class MemServer:
             raise ToolFailure(str(exc) or type(exc).__name__) from None
         from mem_core.js.jsonfmt import dumps
 
+        from mem_core.textsafe import escape_json
+
         text = dumps(result.to_json(), 2)
-        return json.loads(text), text
+        # the text content shows no raw bidirectional or zero-width character
+        return json.loads(text), escape_json(text)
 
     def result(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         """:meth:`call` as an MCP result (an error result on failure)."""

@@ -131,7 +131,13 @@ MEMORY = _obj(
         "tags": {"type": "array", "items": {"type": "string"}},
         "priority": {"type": "string", "enum": PRIORITIES},
         "source": {"type": "string", "enum": ["user", "agent"]},
-        "verified": {"type": "boolean", "description": "A human confirmed it."},
+        "verified": {"type": "boolean", "description": "A human's signature covers its current content."},
+        "verification": {
+            "type": "string",
+            "enum": ["signed", "terminal", "signature-invalid", "unsigned"],
+            "description": "How verified was decided: a trusted human key's signature, a terminal confirmation "
+            "(where no key is trusted), a signature that no longer checks, or none.",
+        },
         "confidence": {"type": "number"},
         "expires_at": _NULLABLE_STR,
         "mind_id": {"type": "string"},
@@ -244,7 +250,7 @@ def _remember(ctx: ToolContext, args: dict[str, Any]) -> Any:
         mind=args.get("mind"),
         user=bool(args.get("user")),
         as_user=False,
-        confirm=None,
+        interactive=False,
         directory=ctx.project,
         kernel=ctx.kernel,
     )
@@ -283,7 +289,7 @@ def _forget(ctx: ToolContext, args: dict[str, Any]) -> Any:
         user=bool(args.get("user")),
         directory=ctx.project,
         kernel=ctx.kernel,
-        confirm=None,  # a memory a human confirmed is the human's to forget
+        interactive=False,  # a memory a human confirmed is the human's to forget
     )
 
 

@@ -14,26 +14,29 @@ platformdirs' user data directory, for memories about the person that hold
 across projects. A mind not named is the ``default_mind`` setting's.
 
 Trust: what is stored without ``as_user`` is ``source:"agent"``, unverified,
-confidence 0.7 by default. Storing ``as_user`` (``source:"user"``, verified,
-confidence 1.0) and :func:`verify` need a human confirmation: the ``confirm``
-callable, by default :func:`terminal_confirmation`, which refuses unless stdin
-and stdout are both terminals. No argument sets ``verified`` directly.
+confidence 0.7 by default. Storing ``as_user`` (``source:"user"``, confidence
+1.0) and :func:`verify` need a human (:func:`mem_core.humans.proof.require_human`):
+a signature by a trusted human key — ``signer=HumanKey.load(name, passphrase)``,
+or the passphrase typed on the terminal device — or, where no key is trusted,
+a ``yes`` typed there (recorded as ``terminal``). ``verified``, ``source`` and
+``verification`` of every memory returned are computed from its signatures
+(:mod:`mem_core.memories.trust`); no argument, column or file sets them.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
+from mem_core.humans.proof import NO_HUMAN
 from mem_core.js.strings import JS_SPACE, js_trim
 from mem_core.kernel import Kernel
 from mem_core.memories.records import (
@@ -45,8 +48,11 @@ from mem_core.memories.records import (
     MemoryFilter,
     project_store_dir,
 )
+from mem_core.textsafe import escape as _escape
+from mem_core.textsafe import visible_name
 
 if TYPE_CHECKING:
+    from mem_core.humans.keys import HumanKey
     from mem_core.memories.interfaces import MemoryStore
 
 __all__ = [
@@ -58,7 +64,6 @@ __all__ = [
     "ContextSummary",
     "HistoryEntry",
     "HistoryResult",
-    "Confirm",
     "remember",
     "list_memories",
     "search_memories",
@@ -67,7 +72,7 @@ __all__ = [
     "verify",
     "context_summary",
     "memory_history",
-    "terminal_confirmation",
+    "NO_TTY",
     "parse_duration",
     "parse_expires",
     "KEY_MAX",
@@ -95,43 +100,20 @@ Priority = Literal["low", "normal", "high", "critical"]
 Source = Literal["user", "agent"]
 StoreName = Literal["project", "user"]
 
-#: ``confirm(action, question) -> bool``: ask a human; ``action`` is
-#: ``"remember"``, ``"verify"`` or ``"forget"``. Raise ``MemError`` if no
-#: human can be asked.
-Confirm = Callable[[str, str], bool]
+Verification = Literal["signed", "terminal", "signature-invalid", "unsigned"]
 
 _KEY = re.compile(r"[a-z0-9_]+")
 _ID = re.compile(r"mem_[0-9a-f]{1,64}")
 _TAG_CHAR_REFUSED = re.compile(f"[,{JS_SPACE}\\x00-\\x1f\\x7f]")
-_CONTROL = re.compile("[\\x00-\\x1f\\x7f]")
 _NUMBER = re.compile(r"[+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _DURATION = re.compile(r"([1-9][0-9]{0,9})([smhdw])")
 _UNIT_MS = {"s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _DATE_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})")
 _WORD = re.compile(r"[^\W_]+")
-#: C0 and C1 controls but the newline, and the bidirectional and zero-width formatting characters
-_INVISIBLE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
-NO_TTY = {
-    "remember": (
-        "--as-user needs a human: confirm it in an interactive terminal (stdin and stdout must be a TTY); "
-        "nothing was stored."
-    ),
-    "verify": (
-        "verify needs a human: confirm it in an interactive terminal (stdin and stdout must be a TTY); "
-        "nothing was changed."
-    ),
-    "forget": (
-        "forgetting a memory a human confirmed (verified or said by the user) needs a human: "
-        "confirm it in an interactive terminal (stdin and stdout must be a TTY); nothing was deleted."
-    ),
-}
-NOT_CONFIRMED = {
-    "remember": "Not confirmed; nothing was stored.",
-    "verify": "Not confirmed; nothing was changed.",
-    "forget": "Not confirmed; nothing was deleted.",
-}
+#: the refusals when no human can be proven, by action
+NO_TTY = NO_HUMAN
 CHANGED_WHILE_ASKING = "The memory changed while waiting for confirmation; nothing was changed."
 
 
@@ -151,11 +133,22 @@ class Memory(BaseModel):
     priority: Priority
     source: Source
     verified: bool
+    #: how ``verified`` was decided (mem_core.memories.trust)
+    verification: Verification = "unsigned"
     confidence: float = Field(ge=0, le=1)
     expires_at: str | None
     mind_id: str = Field(min_length=1)
     created_at: str
     updated_at: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unjudged_reads_unverified(cls, data: Any) -> Any:
+        """A record whose signatures were not checked (no ``verification``)
+        reads as an agent's, unverified, whatever its columns claim."""
+        if isinstance(data, dict) and "verification" not in data:
+            data = {**data, "verified": False, "source": "agent", "verification": "unsigned"}
+        return data
 
     @property
     def ref(self) -> str:
@@ -170,7 +163,26 @@ class Memory(BaseModel):
         """The memory as JSON, keys in the spec's order."""
         data = {name: getattr(self, name) for name in FIELDS}
         data["tags"] = list(self.tags)
-        return data
+        shown: dict[str, Any] = {}
+        for name, value in data.items():
+            shown[name] = value
+            if name == "verified":
+                shown["verification"] = self.verification
+        return shown
+
+    @property
+    def mark(self) -> str:
+        """The trust mark text shows: ``verified``, ``verified (terminal)``,
+        ``unverified`` or ``unverified (signature invalid)``."""
+        return _MARKS[self.verification]
+
+
+_MARKS = {
+    "signed": "verified",
+    "terminal": "verified (terminal)",
+    "unsigned": "unverified",
+    "signature-invalid": "unverified (signature invalid)",
+}
 
 
 class RememberResult(BaseModel):
@@ -265,19 +277,21 @@ class ContextSummary(BaseModel):
     fitted: str | None = None
 
     def head_lines(self) -> list[str]:
+        from mem_core.textsafe import escape
+
         return [
-            f"Mind: {self.mind}",
+            f"Mind: {escape(self.mind)}",
             f"Memories: {self.total} total ({self.verified} verified, {self.unverified} unverified)",
         ]
 
     @staticmethod
     def block(number: int, memory: Memory) -> str:
         """The text of one memory's block, after the blank line that precedes it."""
-        mark = "verified" if memory.verified else "unverified"
-        lines = [f"[{number:03d}] {memory.category} ({memory.priority.upper()}) [{mark}]", f"  {memory.key}"]
-        content = memory.content.replace("\r\n", "\n").replace("\r", "\n")
-        lines.extend(f"  {line}" for line in content.split("\n"))
-        lines.append("  Tags: " + (", ".join(memory.tags) if memory.tags else "-"))
+        from mem_core.textsafe import escape, escape_block
+
+        lines = [f"[{number:03d}] {memory.category} ({memory.priority.upper()}) [{memory.mark}]", f"  {memory.key}"]
+        lines.extend(f"  {line}" for line in escape_block(memory.content))
+        lines.append("  Tags: " + (", ".join(escape(t) for t in memory.tags) if memory.tags else "-"))
         return "\n".join(lines)
 
     @property
@@ -328,8 +342,8 @@ class HistoryResult(BaseModel):
 
 
 def _shown(value: object, limit: int = 40) -> str:
-    """A value quoted for a one-line message."""
-    text = _CONTROL.sub(" ", value if isinstance(value, str) else repr(value))
+    """A value quoted for a one-line message (invisible characters escaped)."""
+    text = _escape(value) if isinstance(value, str) else repr(value)
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return "'" + text + "'"
@@ -369,7 +383,12 @@ def parse_tags(values: list[str] | str | None) -> list[str]:
     for value in values:
         for part in str(value).split(","):
             tag = js_trim(part).lower()
-            if not tag or _TAG_CHAR_REFUSED.search(tag) or not any(ch.isalnum() for ch in tag):
+            if (
+                not tag
+                or _TAG_CHAR_REFUSED.search(tag)
+                or not visible_name(tag, spaces=False)
+                or not any(ch.isalnum() for ch in tag)
+            ):
                 raise MemError(f"tag must have a letter or digit and no spaces or commas (got {_shown(js_trim(part))})")
             if len(tag) > TAG_MAX:
                 raise MemError(f"tag must be at most {TAG_MAX} characters (got {len(tag)}: {_shown(tag)})")
@@ -431,11 +450,11 @@ def parse_mind(value: object) -> str:
         or not value
         or len(value) > MIND_MAX
         or js_trim(value) != value
-        or _CONTROL.search(value)
+        or not visible_name(value, spaces=True)
     ):
         raise MemError(
-            f"mind must be 1-{MIND_MAX} characters without control characters or surrounding spaces "
-            f"(got {_shown(value)})"
+            f"mind must be 1-{MIND_MAX} visible characters (no control, zero-width or bidirectional "
+            f"characters, no surrounding spaces) (got {_shown(value)})"
         )
     return value
 
@@ -508,35 +527,49 @@ def _limit(value: str | int | None) -> int | None:
     return parse_limit(value)
 
 
-# -- human confirmation -----------------------------------------------------
+# -- human presence -----------------------------------------------------------
 
 
-def _isatty(stream: object) -> bool:
-    try:
-        return os.isatty(stream.fileno())  # type: ignore[attr-defined]
-    except (AttributeError, OSError, ValueError):
-        return False
+def require_human(
+    action: str,
+    question: str,
+    *,
+    directory: str | None,
+    kernel: Kernel | None,
+    signer: HumanKey | None,
+    human: str | None,
+    interactive: bool,
+) -> Any:
+    """The one "is a human present?" decision for ``remember --as-user``,
+    ``verify`` and ``forget`` (see :func:`mem_core.humans.proof.require_human`);
+    returns the :class:`~mem_core.humans.proof.Proof`."""
+    from mem_core.humans.proof import require_human as prove
+
+    return prove(
+        action,
+        question,
+        project=_project_of(directory, kernel),
+        signer=signer,
+        human=human,
+        interactive=interactive,
+    )
 
 
-def terminal_confirmation(action: str, question: str) -> bool:
-    """Ask on the terminal; true only for ``y`` or ``yes``.
+def _judge(store: MemoryStore, records: list[dict[str, Any]], directory: str | None, kernel: Kernel | None,
+           judge: Any = None) -> list[Memory]:  # fmt: skip
+    """``records`` as memories whose trust fields their signatures decide."""
+    from mem_core.memories.trust import judge_records
 
-    Refuses (``MemError``) unless stdin and stdout are both terminals: an agent
-    running commands through pipes has no way to answer.
-    """
-    if not (_isatty(sys.stdin) and _isatty(sys.stdout)):
-        raise MemError(NO_TTY[action])
-    sys.stdout.write(question + "\nType 'yes' to confirm: ")
-    sys.stdout.flush()
-    answer = sys.stdin.readline()
-    return answer.strip().lower() in ("y", "yes")
+    project = _project_of(directory, kernel)
+    return [Memory.model_validate(r) for r in judge_records(records, store, project, judge)]
 
 
-def _ask(confirm: Confirm | None, action: str, question: str) -> None:
-    if confirm is None:
-        raise MemError(NO_TTY[action])
-    if not confirm(action, question):
-        raise MemError(NOT_CONFIRMED[action])
+def _signature_for(proof: Any, memory: dict[str, Any], at: str) -> dict[str, Any]:
+    from mem_core.memories.trust import sign, terminal_signature
+
+    if proof.signer is not None:
+        return sign(memory, proof.signer, at)
+    return terminal_signature(memory, at)
 
 
 # -- stores -----------------------------------------------------------------
@@ -616,17 +649,14 @@ def _unchanged_since_asked(store: MemoryStore, record: dict[str, Any], ref: str,
         raise MemError(CHANGED_WHILE_ASKING)
 
 
-def _visible(text: str) -> str:
-    """``text`` with every control and bidirectional-formatting character
-    shown as an escape, so that what a human confirms is what is stored."""
-    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
 def _describe(record: dict[str, Any], mind_id: str, user: bool) -> str:
     """The memory as a confirmation question shows it: in full, every line
-    indented, nothing hidden."""
-    content = "\n".join(f"  {_visible(line)}" for line in record["content"].split("\n"))
-    return f"  {record['category']}/{record['key']} (mind {_visible(mind_id)}, {_store_name(user)} store)\n{content}"
+    indented, every invisible character escaped, so that what a human
+    confirms is what is stored."""
+    from mem_core.textsafe import escape_block
+
+    content = "\n".join(f"  {line}" for line in escape_block(record["content"]))
+    return f"  {record['category']}/{record['key']} (mind {_escape(mind_id)}, {_store_name(user)} store)\n{content}"
 
 
 # -- the API ----------------------------------------------------------------
@@ -644,7 +674,9 @@ def remember(
     mind: str | None = None,
     user: bool = False,
     as_user: bool = False,
-    confirm: Confirm | None = terminal_confirmation,
+    signer: HumanKey | None = None,
+    human: str | None = None,
+    interactive: bool = True,
     directory: str | None = None,
     now: str | None = None,
     kernel: Kernel | None = None,
@@ -654,8 +686,14 @@ def remember(
     An update overwrites content, tags, priority, confidence and expires_at
     and bumps ``updated_at``; the previous value stays in the history. An
     agent's update that changes nothing writes nothing; one that changes a
-    verified memory makes it unverified (``source`` becomes ``agent``).
-    ``as_user`` stores ``source:"user"``, verified, after ``confirm``.
+    memory drops its signatures, so a verified memory reads unverified again
+    (``source`` becomes ``agent``).
+
+    ``as_user`` stores ``source:"user"`` and the human's signature over it:
+    ``signer`` (an unlocked trusted :class:`~mem_core.humans.keys.HumanKey`),
+    else the passphrase of the trusted key ``human`` (or the one trusted key
+    on this machine) typed on the terminal, else — no key trusted — a ``yes``
+    typed there; ``interactive=False`` never asks.
     """
     now = now or now_iso()
     category = parse_category(category)
@@ -667,60 +705,71 @@ def remember(
     expires_at = parse_expires(expires, now)
     parse_mind(mind)
     backend, directory_path, mind_id = _target(kernel, user, directory, mind)
+    signature: dict[str, Any] | None = None
     if as_user:
         question = "mem remember: store this memory as said by you, the user (source user, verified)?\n" + _describe(
             {"category": category, "key": key, "content": content}, mind_id, user
         )
-        _ask(confirm, "remember", question)
+        proof = require_human(
+            "remember", question, directory=directory, kernel=kernel, signer=signer, human=human,
+            interactive=interactive,
+        )  # fmt: skip
+        # the signature covers mind, category, key and content: made before the id is known
+        signature = _signature_for(proof, {"id": "", "category": category, "key": key, "content": content,
+                                           "mind_id": mind_id}, now)  # fmt: skip
     source = "user" if as_user else "agent"
     conf = explicit_confidence
     if conf is None:
         conf = USER_CONFIDENCE if as_user else AGENT_CONFIDENCE
     values = {"content": content, "tags": tag_list, "priority": level, "expires_at": expires_at}
-    with backend.open(directory_path, create=True) as store, store.transaction():
-        old = store.get_by_key(mind_id, category, key)
-        if old is None:
-            record = {
-                "id": _new_id(store),
-                "category": category,
-                "key": key,
-                **values,
-                "source": source,
-                "verified": as_user,
-                "confidence": conf,
-                "mind_id": mind_id,
-                "created_at": now,
-                "updated_at": now,
-            }
-            record = {name: record[name] for name in (FIELDS)}
-            store.insert(record, at=now)
-            created = changed = True
-        else:
-            same = all(old[name] == value for name, value in values.items())
-            if as_user:
-                same = same and old["source"] == "user" and old["verified"] and old["confidence"] == conf
-            elif explicit_confidence is not None:
-                same = same and old["confidence"] == conf
-            created = False
-            changed = not same
-            record = old
-            if changed:
+    with backend.open(directory_path, create=True) as store:
+        with store.transaction():
+            old = store.get_by_key(mind_id, category, key)
+            if old is None:
                 record = {
-                    **old,
+                    "id": _new_id(store),
+                    "category": category,
+                    "key": key,
                     **values,
                     "source": source,
                     "verified": as_user,
                     "confidence": conf,
+                    "mind_id": mind_id,
+                    "created_at": now,
                     "updated_at": now,
                 }
-                store.update(record, action="update", at=now)
+                record = {name: record[name] for name in (FIELDS)}
+                store.insert(record, at=now)
+                created = changed = True
+            else:
+                same = all(old[name] == value for name, value in values.items())
+                if as_user:
+                    same = same and old["source"] == "user" and old["confidence"] == conf
+                    same = same and _judge(store, [old], directory, kernel)[0].verified
+                elif explicit_confidence is not None:
+                    same = same and old["confidence"] == conf
+                created = False
+                changed = not same
+                record = old
+                if changed:
+                    record = {
+                        **old,
+                        **values,
+                        "source": source,
+                        "verified": as_user,
+                        "confidence": conf,
+                        "updated_at": now,
+                    }
+                    store.update(record, action="update", at=now)
+                    store.drop_signatures(old["id"])
+            if changed and signature is not None:
+                store.add_signature({**signature, "memory_id": record["id"]})
+        memory = _judge(store, [record], directory, kernel)[0]
     if changed and not user:
         from mem_core.brief.refresh import refresh_brief
 
         refresh_brief(_project_of(directory, kernel), kernel)  # only if the brief file exists; never fails
-    return RememberResult(
-        memory=Memory.model_validate(record), created=created, changed=changed, store=_store_name(user)
-    )
+    return RememberResult(memory=memory, created=created, changed=changed, store=_store_name(user))
 
 
 def list_memories(
@@ -760,24 +809,31 @@ def list_memories(
     parse_mind(mind)
     count = _limit(limit)
     backend, directory_path, mind_id = _target(kernel, user, directory, mind)
+    # source and verified are what the signatures say, not the columns: those
+    # filters apply after the signatures are checked
+    judged_filter = source is not None or verified is not None
     where = MemoryFilter(
         now=now,
         mind_id=mind_id,
         category=category,
         tag=tag_name,
-        source=source,
-        verified=verified,
         priority=level,
         include_expired=include_expired,
         expires_before=expires_before,
-        limit=count,
+        limit=None if judged_filter else count,
     )
-    records: list[dict[str, Any]] = []
+    memories: list[Memory] = []
     if backend.exists(directory_path):
         with backend.open(directory_path, create=False) as store:
             records = store.search(words, where) if words is not None else store.query(where)
+            memories = _judge(store, records, directory, kernel)
+    if judged_filter:
+        memories = [
+            m for m in memories
+            if (source is None or m.source == source) and (verified is None or m.verified is verified)
+        ][:count]  # fmt: skip
     return MemoriesResult(
-        memories=[Memory.model_validate(r) for r in records],
+        memories=memories,
         mind=mind_id,
         store=_store_name(user),
         now=now,
@@ -804,25 +860,33 @@ def forget(
     directory: str | None = None,
     now: str | None = None,
     kernel: Kernel | None = None,
-    confirm: Confirm | None = terminal_confirmation,
+    signer: HumanKey | None = None,
+    human: str | None = None,
+    interactive: bool = True,
 ) -> ForgetResult:
     """Delete a memory (by id, or ``<category>/<key>`` in ``mind``); the
     history keeps a tombstone with its last value.
 
     An agent may forget what agents stored; a memory a human confirmed
-    (verified, or ``source:"user"``) is forgotten only after ``confirm``, so
-    that an agent cannot quietly undo what the user said."""
+    (verified, or ``source:"user"``, as its signatures or its columns say) is
+    forgotten only with a human present (see :func:`remember`), so that an
+    agent cannot quietly undo what the user said."""
     now = now or now_iso()
     with _existing_memory(ref, mind, user, directory, kernel) as (store, record, mind_id):
-        if record["verified"] or record["source"] == "user":
+        memory = _judge(store, [record], directory, kernel)[0]
+        if memory.verified or memory.source == "user" or record["verified"] or record["source"] == "user":
             question = "mem forget: delete this memory a human confirmed?\n" + _describe(
                 record, record["mind_id"], user
             )
-            _ask(confirm, "forget", question)
+            require_human(
+                "forget", question, directory=directory, kernel=kernel, signer=signer, human=human,
+                interactive=interactive,
+            )  # fmt: skip
         with store.transaction():
             _unchanged_since_asked(store, record, ref, mind_id, user)
             store.delete(record["id"], at=now)
-    return ForgetResult(memory=Memory.model_validate(record), store=_store_name(user))
+            store.drop_signatures(record["id"])
+    return ForgetResult(memory=memory, store=_store_name(user))
 
 
 def verify(
@@ -830,27 +894,37 @@ def verify(
     *,
     mind: str | None = None,
     user: bool = False,
-    confirm: Confirm | None = terminal_confirmation,
+    signer: HumanKey | None = None,
+    human: str | None = None,
+    interactive: bool = True,
     directory: str | None = None,
     now: str | None = None,
     kernel: Kernel | None = None,
 ) -> VerifyResult:
-    """Mark a memory verified after a human confirms it (``confirm``). Its
-    source, confidence and ``updated_at`` are kept; the history records the
-    verification. Verifying a verified memory changes nothing."""
+    """Sign a memory as true, by a human (see :func:`remember` for how the
+    human is proven: ``signer``, a passphrase typed on the terminal, or
+    ``yes`` there where no key is trusted). Its source, confidence and
+    ``updated_at`` are kept; the history records the verification. Verifying
+    a memory that reads verified changes nothing."""
     now = now or now_iso()
     with _existing_memory(ref, mind, user, directory, kernel) as (store, record, mind_id):
-        if record["verified"]:
-            return VerifyResult(memory=Memory.model_validate(record), changed=False, store=_store_name(user))
+        memory = _judge(store, [record], directory, kernel)[0]
+        if memory.verified:
+            return VerifyResult(memory=memory, changed=False, store=_store_name(user))
         question = "mem verify: confirm that this memory is true (verified)?\n" + _describe(
             record, record["mind_id"], user
         )
-        _ask(confirm, "verify", question)
+        proof = require_human(
+            "verify", question, directory=directory, kernel=kernel, signer=signer, human=human,
+            interactive=interactive,
+        )  # fmt: skip
         with store.transaction():
             _unchanged_since_asked(store, record, ref, mind_id, user)
             record = {**record, "verified": True}
             store.update(record, action="verify", at=now)
-    return VerifyResult(memory=Memory.model_validate(record), changed=True, store=_store_name(user))
+            store.add_signature(_signature_for(proof, record, now))
+        memory = _judge(store, [record], directory, kernel)[0]
+    return VerifyResult(memory=memory, changed=True, store=_store_name(user))
 
 
 def context_summary(
@@ -878,11 +952,10 @@ def context_summary(
         from mem_core.settings import project_settings
 
         tokens = project_settings(directory, kernel).context_budget
-    records: list[dict[str, Any]] = []
+    memories: list[Memory] = []
     if backend.exists(directory_path):
         with backend.open(directory_path, create=False) as store:
-            records = store.query(MemoryFilter(now=now, mind_id=mind_id))
-    memories = [Memory.model_validate(r) for r in records]
+            memories = _judge(store, store.query(MemoryFilter(now=now, mind_id=mind_id)), directory, kernel)
     verified = sum(1 for m in memories if m.verified)
     summary = ContextSummary(
         mind=mind_id,
@@ -927,6 +1000,7 @@ def memory_history(
     parse_mind(mind)
     backend, directory_path, mind_id = _target(kernel, user, directory, mind)
     entries: list[dict[str, Any]] = []
+    versions: list[Memory] = []
     if backend.exists(directory_path):
         with backend.open(directory_path, create=False) as store:
             if memory_id is None:
@@ -934,11 +1008,13 @@ def memory_history(
                 memory_id = found["id"] if found else None
             if memory_id is not None:
                 entries = store.history(memory_id)
+                # each version as the memory's signatures now judge it
+                versions = _judge(store, [e["memory"] for e in entries], directory, kernel)
     if not entries:
         raise _not_found(ref, mind_id, user)
     return HistoryResult(
         entries=[
-            HistoryEntry(seq=e["seq"], action=e["action"], at=e["at"], memory=Memory.model_validate(e["memory"]))
-            for e in entries
+            HistoryEntry(seq=e["seq"], action=e["action"], at=e["at"], memory=memory)
+            for e, memory in zip(entries, versions, strict=True)
         ]
     )

@@ -44,7 +44,8 @@ class MemoryStore(ABC):
 
             ...  # open, location, close, transaction, get, get_by_key,
                  # id_known, insert, update, delete, history, query, search,
-                 # recall_candidates
+                 # recall_candidates; and, to keep humans' signatures,
+                 # signatures, signatures_of, add_signature, drop_signatures
 
         @hookimpl
         def mem_register_stores():
@@ -162,3 +163,34 @@ class MemoryStore(ABC):
         mem-cli.md §1) the backend may leave out memories none of whose
         ``memory_records.recall_terms`` is among them (they would score 0);
         returning more is allowed, fewer is not. ``None``: all of them."""
+
+    # -- signatures (structured-memory.md, Trust) ---------------------------
+    #
+    # A *signature row* is ``{"memory_id", "by", "fingerprint", "verified_at",
+    # "signature"}`` (all str): a human's vouching for a memory, checked by
+    # :mod:`mem_core.memories.trust` on every read. The store keeps the rows;
+    # it never checks them and never derives ``verified`` from them. A backend
+    # that does not override these methods keeps no signatures: nothing it
+    # stores reads as verified.
+
+    def signatures(self, memory_id: str) -> list[dict[str, Any]]:
+        """The signature rows of a memory, oldest first (none by default)."""
+        return []
+
+    def signatures_of(self, memory_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        """The signature rows of several memories, by memory id (ids without
+        rows may be left out). Override it to read them in one query."""
+        found = {memory_id: self.signatures(memory_id) for memory_id in memory_ids}
+        return {memory_id: rows for memory_id, rows in found.items() if rows}
+
+    def add_signature(self, signature: dict[str, Any]) -> None:
+        """Keep a signature row (inside :meth:`transaction`). A backend that
+        keeps none refuses with a one-line ``MemError``."""
+        from mem_core.errors import MemError
+
+        raise MemError(f"the {self.name} memory store keeps no signatures; nothing was changed.")
+
+    def drop_signatures(self, memory_id: str) -> None:
+        """Forget a memory's signature rows (inside :meth:`transaction`): its
+        content or fields changed, or it was deleted. Nothing by default."""
+        return None

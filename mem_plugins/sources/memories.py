@@ -11,7 +11,9 @@ ranker as every other candidate on :func:`mem_core.memories.records.recall_text`
 * ``ref`` — ``"<category>/<key>"``;
 * ``text`` — the content; ``"[unverified] "`` before it when no human has
   verified the memory (so the text output shows it too);
-* ``verified`` — the memory's flag, repeated for convenience;
+* ``verified`` — whether a trusted human's signature (or, where no key is
+  trusted, a terminal confirmation) covers its current content, computed
+  here from its signatures (mem_core.memories.trust), never the store's column;
 * ``memory`` — the whole memory (every field of the spec).
 
 Results tie in the order of the spec's context summary, after the Markdown
@@ -62,7 +64,7 @@ class StructuredMemories(NoteSource):
             # may leave out memories none of whose recall terms is a token
             tokens = list(query.tokens) if query.match_tokens is not None else None
             with backend.open(project_store_dir(query.project), create=False) as store:
-                records = store.recall_candidates(tokens, now=query.now)
+                records = _judged(store.recall_candidates(tokens, now=query.now), store, query.project)
         except MemError as exc:
             if query.strict:
                 raise
@@ -70,6 +72,18 @@ class StructuredMemories(NoteSource):
             return
         for record in records:
             yield _candidate(record)
+
+
+def _judged(records: list[dict[str, Any]], store: Any, project: str) -> list[dict[str, Any]]:
+    """``verified`` and ``source`` as the memories' signatures say (the
+    store's columns are only what was claimed); with no signature among
+    them, nothing more is imported or read."""
+    signatures = store.signatures_of([r["id"] for r in records]) if records else {}
+    if not signatures:
+        return [{**r, "verified": False, "source": "agent", "verification": "unsigned"} for r in records]
+    from mem_core.memories.trust import judge_records
+
+    return judge_records(records, store, project, signatures=signatures)
 
 
 def _candidate(record: dict[str, Any]) -> Candidate:

@@ -172,8 +172,47 @@ def _migrate_1(conn: psycopg.Connection[Any]) -> None:
         conn.execute(statement)
 
 
+def _migrate_2(conn: psycopg.Connection[Any]) -> None:
+    """Humans' signatures (structured-memory.md, Trust); a memory verified
+    before keeps that as a terminal confirmation at its updated_at."""
+    from mem_core.memories.trust import terminal_signature
+
+    conn.execute(
+        """
+        CREATE TABLE mem_signatures (
+            seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            store integer NOT NULL REFERENCES mem_stores (id),
+            memory_id text COLLATE "C" NOT NULL,
+            by text NOT NULL,
+            fingerprint text COLLATE "C" NOT NULL,
+            verified_at text COLLATE "C" NOT NULL,
+            signature text COLLATE "C" NOT NULL
+        )
+        """
+    )
+    conn.execute("CREATE INDEX mem_signatures_memory ON mem_signatures (store, memory_id, seq)")
+    rows = conn.execute(f"SELECT store, {_FIELDS} FROM mem_memories WHERE verified").fetchall()
+    for row in rows:
+        record = _record(row[1:])
+        _insert_signature(conn, row[0], terminal_signature(record, record["updated_at"]))
+
+
+_SIGNATURE_FIELDS = ("memory_id", "by", "fingerprint", "verified_at", "signature")
+
+
+def _insert_signature(conn: psycopg.Connection[Any], store: int, signature: dict[str, Any]) -> None:
+    values = [str(signature[name]) for name in _SIGNATURE_FIELDS]
+    if any("\x00" in value for value in values):
+        raise MemError("The postgres memory store cannot hold a NUL character (U+0000) in a signature.")
+    conn.execute(
+        "INSERT INTO mem_signatures (store, memory_id, by, fingerprint, verified_at, signature) "
+        "VALUES (%s, %s, %s, %s, %s, %s)",
+        (store, *values),
+    )
+
+
 #: ordered schema steps; ``mem_schema_migrations`` holds one row per applied step
-MIGRATIONS: tuple[Callable[[psycopg.Connection[Any]], None], ...] = (_migrate_1,)
+MIGRATIONS: tuple[Callable[[psycopg.Connection[Any]], None], ...] = (_migrate_1, _migrate_2)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _VERSION_TABLE = """
@@ -546,7 +585,31 @@ class PostgresStore(MemoryStore):
         )
         return [_record(row) for row in self._rows(sql, (self._store_id, list(tokens), now))]
 
+    def signatures(self, memory_id: str) -> list[dict[str, Any]]:
+        return self.signatures_of([memory_id]).get(memory_id, [])
+
+    def signatures_of(self, memory_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        rows = self._rows(
+            "SELECT memory_id, by, fingerprint, verified_at, signature FROM mem_signatures "
+            "WHERE store = %s AND memory_id = ANY(%s::text[]) ORDER BY seq",
+            (self._store_id, list(memory_ids)),
+        )
+        found: dict[str, list[dict[str, Any]]] = {}
+        for row in rows:
+            found.setdefault(row[0], []).append(dict(zip(_SIGNATURE_FIELDS, row)))
+        return found
+
     # -- writes ----------------------------------------------------------
+
+    def add_signature(self, signature: dict[str, Any]) -> None:
+        conn = self._writing()
+        with self._errors():
+            _insert_signature(conn, self._store_id, signature)
+
+    def drop_signatures(self, memory_id: str) -> None:
+        conn = self._writing()
+        with self._errors():
+            conn.execute("DELETE FROM mem_signatures WHERE store = %s AND memory_id = %s", (self._store_id, memory_id))
 
     def _log(self, conn: psycopg.Connection[Any], record: dict[str, Any], action: str, at: str) -> None:
         from mem_core.js.jsonfmt import dumps
@@ -594,6 +657,7 @@ class PostgresStore(MemoryStore):
             ).fetchall()
             if not rows:
                 raise MemError(f"No memory {memory_id} to delete.")
+            conn.execute("DELETE FROM mem_signatures WHERE store = %s AND memory_id = %s", (self._store_id, memory_id))
             self._log(conn, _record(rows[0]), "delete", at)
 
 

@@ -10,6 +10,9 @@
   external-content table kept in step by triggers in the same transaction.
   A second FTS5 index holds each memory's recall terms (mem-cli.md §1 tokens)
   so that ``mem recall`` reads only the memories that can match.
+* **Signatures**: ``signatures`` keeps humans' signature rows (see
+  :mod:`mem_core.memories.trust`); the ``verified`` and ``source`` columns
+  are what was claimed when stored, never what a read believes.
 * **History**: ``memory_history`` gets every version (create, update, verify,
   delete tombstone) in the same transaction as the change; triggers make it
   append-only.
@@ -150,8 +153,41 @@ def _migrate_2(conn: sqlite3.Connection) -> None:
         _write_terms(conn, row[0], _record(row[1:]))
 
 
+def _migrate_3(conn: sqlite3.Connection) -> None:
+    """Humans' signatures (``signatures``, structured-memory.md, Trust); a
+    memory verified before keeps that as a terminal confirmation (the only
+    way to verify then) at its ``updated_at``."""
+    from mem_core.memories.trust import terminal_signature
+
+    conn.execute(
+        """
+        CREATE TABLE signatures (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            memory_id TEXT NOT NULL,
+            by TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            verified_at TEXT NOT NULL,
+            signature TEXT NOT NULL
+        )
+        """
+    )
+    conn.execute("CREATE INDEX signatures_memory ON signatures (memory_id, seq)")
+    for row in conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE verified = 1").fetchall():
+        record = _record(row)
+        _insert_signature(conn, terminal_signature(record, record["updated_at"]))
+
+
+def _insert_signature(conn: sqlite3.Connection, signature: dict[str, Any]) -> None:
+    conn.execute(
+        "INSERT INTO signatures (memory_id, by, fingerprint, verified_at, signature) VALUES (?, ?, ?, ?, ?)",
+        tuple(str(signature[name]) for name in _SIGNATURE_FIELDS),
+    )
+
+
+_SIGNATURE_FIELDS = ("memory_id", "by", "fingerprint", "verified_at", "signature")
+
 #: ordered schema steps; ``PRAGMA user_version`` = how many are applied
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migrate_1, _migrate_2)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migrate_1, _migrate_2, _migrate_3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -439,7 +475,41 @@ class SqliteStore(MemoryStore):
             rows = self._connection().execute(sql, (match, now)).fetchall()
         return [_record(row) for row in rows]
 
+    def signatures(self, memory_id: str) -> list[dict[str, Any]]:
+        return self.signatures_of([memory_id]).get(memory_id, [])
+
+    def signatures_of(self, memory_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        found: dict[str, list[dict[str, Any]]] = {}
+        conn = self._connection()
+        with self._errors():
+            if len(memory_ids) > 200:  # one pass over the table beats a huge IN list
+                wanted = set(memory_ids)
+                rows = conn.execute(
+                    "SELECT memory_id, by, fingerprint, verified_at, signature FROM signatures ORDER BY seq"
+                ).fetchall()
+                rows = [row for row in rows if row[0] in wanted]
+            else:
+                marks = ", ".join("?" * len(memory_ids))
+                rows = conn.execute(
+                    "SELECT memory_id, by, fingerprint, verified_at, signature FROM signatures "
+                    f"WHERE memory_id IN ({marks}) ORDER BY seq",
+                    memory_ids,
+                ).fetchall()
+        for row in rows:
+            found.setdefault(row[0], []).append(dict(zip(_SIGNATURE_FIELDS, row)))
+        return found
+
     # -- writes ----------------------------------------------------------
+
+    def add_signature(self, signature: dict[str, Any]) -> None:
+        conn = self._writing()
+        with self._errors():
+            _insert_signature(conn, signature)
+
+    def drop_signatures(self, memory_id: str) -> None:
+        conn = self._writing()
+        with self._errors():
+            conn.execute("DELETE FROM signatures WHERE memory_id = ?", (memory_id,))
 
     def _log(self, conn: sqlite3.Connection, record: dict[str, Any], action: str, at: str) -> None:
         from mem_core.js.jsonfmt import dumps
@@ -493,6 +563,7 @@ class SqliteStore(MemoryStore):
             conn.execute("DELETE FROM memory_tags WHERE memory = ?", (n,))
             conn.execute("DELETE FROM memory_terms WHERE rowid = ?", (n,))
             conn.execute("DELETE FROM memories WHERE n = ?", (n,))
+            conn.execute("DELETE FROM signatures WHERE memory_id = ?", (memory_id,))
             self._log(conn, record, "delete", at)
 
 

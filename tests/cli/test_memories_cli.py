@@ -18,6 +18,7 @@ import pytest
 
 from mem_core.memories import api
 from tests.conftest import NOW
+from tests.humans import signer_for
 from tests.core.test_memories_context import EXPECTED, MIND, store_set
 
 DB = Path(".bmad/memory/memories.sqlite3")
@@ -27,10 +28,6 @@ PROMPT_END = b"Type 'yes' to confirm: "
 def dump(path: Path) -> list[str]:
     with closing(sqlite3.connect(path)) as conn:
         return list(conn.iterdump())
-
-
-def yes(action: str, question: str) -> bool:
-    return True
 
 
 # -- outputs --------------------------------------------------------------------
@@ -74,6 +71,7 @@ def test_remember_json_output_is_the_memory_and_created(mem, project: Path, now:
         '    "priority": "normal",\n'
         '    "source": "agent",\n'
         '    "verified": false,\n'
+        '    "verification": "unsigned",\n'
         '    "confidence": 0.7,\n'
         '    "expires_at": null,\n'
         '    "mind_id": "Michael\'s Mind",\n'
@@ -91,7 +89,7 @@ def test_remember_json_output_is_the_memory_and_created(mem, project: Path, now:
 
 def test_memories_text_output_lists_searches_and_shows_expiry(mem, project: Path, now: str) -> None:
     user_name = api.remember("identity", "user_name", "Michael Schäfer", tags=["person", "identity"],
-                             priority="critical", as_user=True, confirm=yes, directory=str(project)).memory  # fmt: skip
+                             priority="critical", as_user=True, signer=signer_for(project), directory=str(project)).memory  # fmt: skip
     meeting = api.remember("context", "meeting_topic", "Discussing Q3 roadmap", expires="2026-11-05T11:00:00Z",
                            directory=str(project), now="2026-11-01T00:00:00.000Z").memory  # fmt: skip
     d = ["-d", str(project)]
@@ -125,7 +123,7 @@ def test_memories_json_and_filters(mem, project: Path, now: str) -> None:
     api.remember("project", "swarm_setup", "Docker swarm on three nodes", tags=["docker"], priority="high",
                  directory=str(project))  # fmt: skip
     api.remember("note", "k8s", "Maybe leave swarm for kubernetes", tags=["k8s"], directory=str(project))
-    api.remember("preference", "style", "concise", as_user=True, confirm=yes, directory=str(project))
+    api.remember("preference", "style", "concise", as_user=True, signer=signer_for(project), directory=str(project))
     d = ["-d", str(project), "--json"]
 
     def keys(*args: str) -> list[str]:
@@ -145,17 +143,20 @@ def test_memories_json_and_filters(mem, project: Path, now: str) -> None:
 
 
 def test_forget_and_verify_outputs(mem, project: Path, now: str) -> None:
-    stored = api.remember("fact", "k", "v", as_user=True, confirm=yes, directory=str(project)).memory
+    stored = api.remember("fact", "k", "v", as_user=True, signer=signer_for(project), directory=str(project)).memory
     d = ["-d", str(project)]
     assert mem("verify", "fact/k", *d).out == (
-        f"mem verify: fact/k ({stored.id}) was already verified (mind default, project store)\n"
+        f"mem verify: fact/k ({stored.id}) was already verified (mind default, project store) [signed]\n"
     )
     assert json.loads(mem("verify", stored.id, "--json", *d).out) == {"memory": stored.to_json(), "changed": False}
     # what the user said is not forgotten by an agent (no terminal, no human)
     refused = mem("forget", "fact/k", *d)
     assert (refused.code, refused.out) == (1, "")
-    assert refused.err == "mem forget: " + api.NO_TTY["forget"] + "\n"
-    assert api.forget("fact/k", directory=str(project), confirm=yes).memory.id == stored.id
+    assert refused.err == (
+        "mem forget: only a trusted human key proves a human here (trusted: ada) and none of their private keys "
+        "is on this machine (mem human init); nothing was deleted.\n"
+    )
+    assert api.forget("fact/k", directory=str(project), signer=signer_for(project)).memory.id == stored.id
     agent = api.remember("fact", "k", "agent's note", directory=str(project)).memory
     assert (
         mem("forget", "fact/k", *d).out == f"mem forget: forgot fact/k ({agent.id}) from mind default, project store\n"
@@ -207,13 +208,13 @@ REFUSED = [
     (["remember", "fact", "k", "v", "--verified"], "mem remember: unknown option '--verified'"),
     (["remember", "fact", "k", "v", "--source", "user"], "mem remember: unknown option '--source'"),
     (["remember", "fact", "k"], "mem remember: missing required argument 'content'"),
-    (["remember", "identity", "k", "v", "--as-user"], "mem remember: --as-user needs a human: confirm it in an interactive terminal (stdin and stdout must be a TTY); nothing was stored."),
-    (["verify", "fact/k"], "mem verify: verify needs a human: confirm it in an interactive terminal (stdin and stdout must be a TTY); nothing was changed."),
+    (["remember", "identity", "k", "v", "--as-user"], "mem remember: --as-user needs a human: confirm it at a terminal (mem could not open /dev/tty); nothing was stored."),
+    (["verify", "fact/k"], "mem verify: verify needs a human: confirm it at a terminal (mem could not open /dev/tty); nothing was changed."),
     (["verify", "fact/k", "--verified"], "mem verify: unknown option '--verified'"),
     (["forget", "fact"], "mem forget: a memory is named by its id (mem_…) or <category>/<key> (got 'fact')"),
     (["memories", "--expiring", "7"], "mem memories: --expiring must be a duration like 7d, 12h or 30m (got '7')"),
     (["memories", "--search", "?!"], "mem memories: --search needs at least one word of letters or digits (got '?!')"),
-    (["context", "--mind", ""], "mem context: mind must be 1-64 characters without control characters or surrounding spaces (got '')"),
+    (["context", "--mind", ""], "mem context: mind must be 1-64 visible characters (no control, zero-width or bidirectional characters, no surrounding spaces) (got '')"),
 ]  # fmt: skip
 
 
@@ -251,8 +252,12 @@ def test_every_option_has_a_help_text() -> None:
 
 
 def on_terminal(args: list[str], answer: bytes | None, cwd: Path, *, stdout_tty: bool = True) -> tuple[int, str, str]:
-    """Run ``mem`` with stdin (and stdout) on a pseudo-terminal; type
-    ``answer`` after the prompt. Returns (exit code, terminal text, stderr)."""
+    """Run ``mem`` in its own session whose controlling terminal is a
+    pseudo-terminal (stdin and stdout on it too); type ``answer`` after the
+    prompt. Returns (exit code, terminal text, stderr)."""
+    import fcntl
+    import termios
+
     master, slave = os.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "mem_cli", *args],
@@ -260,6 +265,8 @@ def on_terminal(args: list[str], answer: bytes | None, cwd: Path, *, stdout_tty:
         stdin=slave,
         stdout=slave if stdout_tty else subprocess.PIPE,
         stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
     )
     os.close(slave)
     seen = b""
@@ -299,7 +306,10 @@ def test_remember_as_user_after_yes_on_the_terminal(project: Path, now: str) -> 
         "  Michael Schäfer\n"
     )
     memory = json.loads(rest)["memory"]
-    assert (memory["source"], memory["verified"], memory["confidence"]) == ("user", True, 1)
+    # no human key is trusted: the terminal confirmation counts, and says so
+    assert (memory["source"], memory["verified"], memory["verification"], memory["confidence"]) == (
+        "user", True, "terminal", 1,
+    )  # fmt: skip
 
 
 @pytest.mark.slow
@@ -322,9 +332,11 @@ def test_verify_after_yes_on_the_terminal(project: Path, now: str) -> None:
         "  project/synapse_status (mind default, project store)\n"
         "  v1.5.0 deployed\n"
         "Type 'yes' to confirm: y\n"
-        f"mem verify: verified project/synapse_status ({stored.id}) in mind default, project store\n"
+        f"mem verify: verified project/synapse_status ({stored.id}) in mind default, project store "
+        "[terminal confirmation]\n"
     )
-    assert api.list_memories(directory=str(project)).memories[0].verified is True
+    verified = api.list_memories(directory=str(project)).memories[0]
+    assert (verified.verified, verified.verification) == (True, "terminal")
 
 
 @pytest.mark.slow
@@ -337,20 +349,22 @@ def test_verify_declined_on_the_terminal_changes_nothing(project: Path, now: str
 
 
 @pytest.mark.slow
-def test_a_terminal_on_stdin_only_is_refused(project: Path, now: str) -> None:
+def test_the_question_is_asked_on_the_terminal_even_with_stdout_piped(project: Path, now: str) -> None:
     api.remember("fact", "k", "v", directory=str(project))
-    before = dump(project / DB)
-    code, text, err = on_terminal(["verify", "fact/k", "-d", str(project)], None, project, stdout_tty=False)
-    assert code == 1 and text == ""
-    assert err == (
-        "mem verify: verify needs a human: confirm it in an interactive terminal (stdin and stdout must be a TTY); "
-        "nothing was changed.\n"
-    )
-    assert dump(project / DB) == before
+    code, text, err = on_terminal(["verify", "fact/k", "-d", str(project)], b"yes\n", project, stdout_tty=False)
+    assert (code, err) == (0, "")
+    assert "Type 'yes' to confirm: yes\n" in text and text.endswith("[terminal confirmation]\n")
 
 
 @pytest.mark.slow
-def test_without_a_terminal_a_real_process_is_refused(mem_process, project: Path, now: str) -> None:
-    run = mem_process("remember", "identity", "user_name", "M", "--as-user", "--json", "-d", str(project))
-    assert run.code == 1 and run.out == '{"error":"--as-user needs a human: confirm it in an interactive terminal (stdin and stdout must be a TTY); nothing was stored."}\n'  # fmt: skip
+def test_without_a_terminal_a_real_process_is_refused_even_with_yes_piped(project: Path, now: str) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "mem_cli", "remember", "identity", "user_name", "M", "--as-user", "--json",
+         "-d", str(project)],
+        input=b"yes\n", capture_output=True, timeout=60, start_new_session=True,
+    )  # fmt: skip
+    assert proc.returncode == 1 and proc.stdout == (
+        b'{"error":"--as-user needs a human: confirm it at a terminal (mem could not open /dev/tty); '
+        b'nothing was stored."}\n'
+    )
     assert not (project / ".bmad").exists()

@@ -7,24 +7,19 @@ import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from mem_core.errors import MemError
+from mem_core.humans.keys import HumanKey
 from mem_core.memories import api
 from mem_core.memories.records import FIELDS
 from tests.conftest import NOW
+from tests.humans import trusted_key
 
 DB = Path(".bmad/memory/memories.sqlite3")
 LATER = "2026-11-06T08:30:00.000Z"
-
-
-def yes(action: str, question: str) -> bool:
-    return True
-
-
-def no(action: str, question: str) -> bool:
-    return False
 
 
 def dump(path: Path) -> list[str]:
@@ -37,7 +32,9 @@ def test_an_agent_memory_gets_the_spec_defaults(project: Path, now: str) -> None
     data = result.to_json()
     assert list(data) == ["memory", "created"] and data["created"] is True
     memory = data["memory"]
-    assert list(memory) == list(FIELDS)
+    shown = list(FIELDS)
+    shown.insert(shown.index("verified") + 1, "verification")
+    assert list(memory) == shown
     assert re.fullmatch(r"mem_[0-9a-f]{16}", memory["id"])
     assert {k: v for k, v in memory.items() if k != "id"} == {
         "category": "fact",
@@ -47,6 +44,7 @@ def test_an_agent_memory_gets_the_spec_defaults(project: Path, now: str) -> None
         "priority": "normal",
         "source": "agent",
         "verified": False,
+        "verification": "unsigned",
         "confidence": 0.7,
         "expires_at": None,
         "mind_id": "default",
@@ -114,79 +112,58 @@ def test_tags_are_lower_cased_split_on_commas_and_de_duplicated(project: Path, n
 # -- trust ----------------------------------------------------------------------
 
 
-def test_a_memory_stored_as_the_user_is_verified_with_full_confidence(project: Path, now: str) -> None:
-    asked: list[tuple[str, str]] = []
-
-    def confirm(action: str, question: str) -> bool:
-        asked.append((action, question))
-        return True
-
+def test_a_memory_stored_as_the_user_is_signed_and_verified_with_full_confidence(
+    project: Path, now: str, signer: HumanKey
+) -> None:
     memory = api.remember(
-        "identity", "user_name", "Michael", as_user=True, confirm=confirm, directory=str(project)
+        "identity", "user_name", "Michael", as_user=True, signer=signer, directory=str(project)
     ).memory
-    assert (memory.source, memory.verified, memory.confidence) == ("user", True, 1.0)
-    assert asked == [
-        (
-            "remember",
-            "mem remember: store this memory as said by you, the user (source user, verified)?\n"
-            "  identity/user_name (mind default, project store)\n"
-            "  Michael",
-        )
-    ]
+    assert (memory.source, memory.verified, memory.verification, memory.confidence) == ("user", True, "signed", 1.0)
+    with closing(sqlite3.connect(project / DB)) as conn:
+        rows = conn.execute("SELECT memory_id, by, fingerprint, verified_at FROM signatures").fetchall()
+    assert rows == [(memory.id, "ada", signer.fingerprint, NOW)]
 
 
-def test_the_question_shows_the_whole_content_and_hides_nothing(project: Path, now: str) -> None:
+def test_the_question_shows_the_whole_content_and_hides_nothing() -> None:
     """A human confirms what is stored: no cut, no terminal escapes, no
     carriage returns or bidirectional overrides that could disguise it."""
-    asked: list[str] = []
-
-    def confirm(action: str, question: str) -> bool:
-        asked.append(question)
-        return False
-
     long = "word " * 40 + "end"
     content = f"{long}\nsafe\x1b[8m hidden\x1b[0m\roverwrite \u202eevil"
-    with pytest.raises(MemError):
-        api.remember("fact", "k", content, as_user=True, confirm=confirm, directory=str(project))
-    assert asked == [
-        "mem remember: store this memory as said by you, the user (source user, verified)?\n"
-        "  fact/k (mind default, project store)\n"
+    question = api._describe({"category": "fact", "key": "k", "content": content}, "default\u200b", False)
+    assert question == (
+        "  fact/k (mind default\\u200b, project store)\n"
         f"  {long}\n"
-        "  safe\\u001b[8m hidden\\u001b[0m\\u000doverwrite \\u202eevil"
-    ]
+        "  safe\\x1b[8m hidden\\x1b[0m\n"
+        "  overwrite \\u202eevil"
+    )
 
 
-def test_storing_as_the_user_without_a_yes_stores_nothing(project: Path, now: str) -> None:
+def test_storing_as_the_user_without_a_human_stores_nothing(project: Path, now: str) -> None:
     with pytest.raises(MemError) as caught:
-        api.remember("identity", "user_name", "Michael", as_user=True, confirm=no, directory=str(project))
-    assert caught.value.message == "Not confirmed; nothing was stored."
-    with pytest.raises(MemError) as caught:
-        api.remember("identity", "user_name", "Michael", as_user=True, confirm=None, directory=str(project))
-    assert caught.value.message == api.NO_TTY["remember"]
+        api.remember("identity", "user_name", "Michael", as_user=True, interactive=False, directory=str(project))
+    assert caught.value.message == api.NO_TTY["remember"] == (
+        "--as-user needs a human: a signature by a trusted human key, or, where no key is trusted, "
+        "a confirmation at a terminal; nothing was stored."
+    )
     assert not (project / ".bmad").exists()
 
 
-def test_without_a_terminal_the_default_confirmation_refuses(project: Path, now: str) -> None:
-    """Under pytest stdin and stdout are not terminals: exactly an agent's situation."""
-    with pytest.raises(MemError) as caught:
-        api.remember("identity", "user_name", "Michael", as_user=True, directory=str(project))
-    assert caught.value.message == (
-        "--as-user needs a human: confirm it in an interactive terminal (stdin and stdout must be a TTY); "
-        "nothing was stored."
-    )
+def test_a_key_that_is_not_trusted_here_proves_nothing(project: Path, now: str, tmp_path: Path) -> None:
+    stranger = trusted_key(tmp_path / "elsewhere", "mallory")  # trusted in another project only
     api.remember("fact", "k", "v", directory=str(project))
     before = dump(project / DB)
-    with pytest.raises(MemError) as caught:
-        api.verify("fact/k", directory=str(project))
-    assert caught.value.message == (
-        "verify needs a human: confirm it in an interactive terminal (stdin and stdout must be a TTY); "
-        "nothing was changed."
-    )
+    for call in (
+        lambda: api.verify("fact/k", signer=stranger, directory=str(project)),
+        lambda: api.remember("fact", "k", "w", as_user=True, signer=stranger, directory=str(project)),
+    ):
+        with pytest.raises(MemError) as caught:
+            call()
+        assert caught.value.message.startswith(f"the human key mallory ({stranger.fingerprint}) is not trusted here")
     assert dump(project / DB) == before
 
 
-def test_an_agent_update_of_a_verified_memory_makes_it_unverified(project: Path, now: str) -> None:
-    api.remember("preference", "style", "concise", as_user=True, confirm=yes, directory=str(project))
+def test_an_agent_update_of_a_verified_memory_makes_it_unverified(project: Path, now: str, signer: HumanKey) -> None:
+    api.remember("preference", "style", "concise", as_user=True, signer=signer, directory=str(project))
     same = api.remember("preference", "style", "concise", directory=str(project), now=LATER)
     assert (same.changed, same.memory.source, same.memory.verified, same.memory.confidence) == (
         False,
@@ -196,49 +173,62 @@ def test_an_agent_update_of_a_verified_memory_makes_it_unverified(project: Path,
     )
     changed = api.remember("preference", "style", "verbose", directory=str(project), now=LATER)
     assert (changed.memory.source, changed.memory.verified, changed.memory.confidence) == ("agent", False, 0.7)
+    assert changed.memory.verification == "unsigned"  # its signature went with the change
     history = api.memory_history("preference/style", directory=str(project)).entries
+    # every version reads as the memory's signatures say now: none is left
     assert [(e.action, e.memory.content, e.memory.verified) for e in history] == [
-        ("create", "concise", True),
+        ("create", "concise", False),
         ("update", "verbose", False),
     ]
 
 
-def test_verify_marks_verified_after_confirmation_and_keeps_the_rest(project: Path, now: str) -> None:
+def test_an_agent_update_of_tags_only_makes_a_verified_memory_unverified(
+    project: Path, now: str, signer: HumanKey
+) -> None:
+    api.remember("fact", "k", "v", directory=str(project))
+    assert api.verify("fact/k", signer=signer, directory=str(project)).memory.verified
+    changed = api.remember("fact", "k", "v", tags=["new"], directory=str(project), now=LATER)
+    assert changed.changed and (changed.memory.verified, changed.memory.verification) == (False, "unsigned")
+
+
+def test_verify_signs_and_keeps_the_rest(project: Path, now: str, signer: HumanKey) -> None:
     stored = api.remember("fact", "k", "v", confidence="0.4", directory=str(project)).memory
-    asked: list[str] = []
-
-    def confirm(action: str, question: str) -> bool:
-        asked.append(action)
-        return True
-
-    result = api.verify(stored.id, confirm=confirm, directory=str(project), now=LATER)
-    assert result.changed and asked == ["verify"]
-    assert result.memory == stored.model_copy(update={"verified": True})
-    assert result.to_json() == {"memory": {**stored.to_json(), "verified": True}, "changed": True}
-    again = api.verify("fact/k", confirm=confirm, directory=str(project))
-    assert again.changed is False and asked == ["verify"]  # nothing to confirm
+    result = api.verify(stored.id, signer=signer, directory=str(project), now=LATER)
+    assert result.changed
+    assert result.memory == stored.model_copy(update={"verified": True, "verification": "signed"})
+    assert result.to_json() == {
+        "memory": {**stored.to_json(), "verified": True, "verification": "signed"},
+        "changed": True,
+    }
+    again = api.verify("fact/k", interactive=False, directory=str(project))
+    assert again.changed is False  # nothing to prove: it reads verified
     history = api.memory_history(stored.id, directory=str(project)).entries
     assert [(e.action, e.at) for e in history] == [("create", NOW), ("verify", LATER)]
 
 
-def test_verify_refuses_when_declined(project: Path, now: str) -> None:
+def test_verify_without_a_human_changes_nothing(project: Path, now: str) -> None:
     api.remember("fact", "k", "v", directory=str(project))
     before = dump(project / DB)
     with pytest.raises(MemError) as caught:
-        api.verify("fact/k", confirm=no, directory=str(project))
-    assert caught.value.message == "Not confirmed; nothing was changed."
+        api.verify("fact/k", interactive=False, directory=str(project))
+    assert caught.value.message == api.NO_TTY["verify"]
     assert dump(project / DB) == before
 
 
-def test_verify_refuses_a_memory_that_changed_while_asking(project: Path, now: str) -> None:
+def test_verify_refuses_a_memory_that_changed_while_asking(
+    project: Path, now: str, signer: HumanKey, monkeypatch: pytest.MonkeyPatch
+) -> None:
     api.remember("fact", "k", "v", directory=str(project))
+    proven = api.require_human
 
-    def meanwhile(action: str, question: str) -> bool:
+    def meanwhile(*args: Any, **kwargs: Any) -> Any:
+        proof = proven(*args, **kwargs)
         api.remember("fact", "k", "changed by an agent meanwhile", directory=str(project))
-        return True
+        return proof
 
+    monkeypatch.setattr(api, "require_human", meanwhile)
     with pytest.raises(MemError) as caught:
-        api.verify("fact/k", confirm=meanwhile, directory=str(project))
+        api.verify("fact/k", signer=signer, directory=str(project))
     assert caught.value.message == "The memory changed while waiting for confirmation; nothing was changed."
     assert api.list_memories(directory=str(project)).memories[0].verified is False
 
@@ -247,7 +237,8 @@ def test_no_argument_can_set_verified() -> None:
     import inspect
 
     for function in (api.remember, api.forget, api.verify, api.context_summary):
-        assert "verified" not in inspect.signature(function).parameters
+        # nothing sets verified, and no callback stands in for the human
+        assert not {"verified", "confirm", "verification"} & set(inspect.signature(function).parameters)
     with pytest.raises(TypeError):
         api.remember("fact", "k", "v", verified=True)  # type: ignore[call-arg]
 
@@ -379,9 +370,15 @@ INVALID = [
     (("fact", "k", "v", {"tags": ["ok,"]}), "tag must have a letter or digit and no spaces or commas (got '')"),
     (("fact", "k", "v", {"tags": ["--"]}), "tag must have a letter or digit and no spaces or commas (got '--')"),
     (("fact", "k", "v", {"tags": [f"t{i}" for i in range(33)]}), "a memory has at most 32 tags (got 33)"),
-    (("fact", "k", "v", {"mind": " padded"}), "mind must be 1-64 characters without control characters or surrounding spaces (got ' padded')"),
-    (("fact", "k", "v", {"mind": ""}), "mind must be 1-64 characters without control characters or surrounding spaces (got '')"),
-    (("fact", "k", "v", {"mind": "a\nb"}), "mind must be 1-64 characters without control characters or surrounding spaces (got 'a b')"),
+    (("fact", "k", "v", {"mind": " padded"}), "mind must be 1-64 visible characters (no control, zero-width or bidirectional characters, no surrounding spaces) (got ' padded')"),
+    (("fact", "k", "v", {"mind": ""}), "mind must be 1-64 visible characters (no control, zero-width or bidirectional characters, no surrounding spaces) (got '')"),
+    (("fact", "k", "v", {"mind": "a\nb"}), "mind must be 1-64 visible characters (no control, zero-width or bidirectional characters, no surrounding spaces) (got 'a\\x0ab')"),
+    (("fact", "k", "v", {"mind": "defau\u200blt"}), "mind must be 1-64 visible characters (no control, zero-width or bidirectional characters, no surrounding spaces) (got 'defau\\u200blt')"),
+    (("fact", "k", "v", {"mind": "Ada\u202e"}), "mind must be 1-64 visible characters (no control, zero-width or bidirectional characters, no surrounding spaces) (got 'Ada\\u202e')"),
+    (("fact", "k", "v", {"mind": "Ada\u00a0Mind"}), "mind must be 1-64 visible characters (no control, zero-width or bidirectional characters, no surrounding spaces) (got 'Ada\u00a0Mind')"),
+    (("fact", "k", "v", {"mind": "\x1b[1mboss"}), "mind must be 1-64 visible characters (no control, zero-width or bidirectional characters, no surrounding spaces) (got '\\x1b[1mboss')"),
+    (("fact", "k", "v", {"tags": ["a\u200bb"]}), "tag must have a letter or digit and no spaces or commas (got 'a\\u200bb')"),
+    (("fact", "k", "v", {"tags": ["x\u2066y"]}), "tag must have a letter or digit and no spaces or commas (got 'x\\u2066y')"),
 ]  # fmt: skip
 
 
@@ -479,9 +476,13 @@ def test_memory_model_is_strict() -> None:
     good = {
         "id": "mem_00", "category": "fact", "key": "k", "content": "v", "tags": [], "priority": "normal",
         "source": "agent", "verified": False, "confidence": 0.7, "expires_at": None, "mind_id": "default",
-        "created_at": NOW, "updated_at": NOW,
+        "created_at": NOW, "updated_at": NOW, "verification": "unsigned",
     }  # fmt: skip
-    assert api.Memory.model_validate(good).to_json() == good
+    assert api.Memory.model_validate(good).to_json() == {k: good[k] for k in (*FIELDS[:8], "verification", *FIELDS[8:])}
+    # a record whose signatures were never checked reads unverified, whatever it claims
+    unjudged = {k: v for k, v in good.items() if k != "verification"}
+    claimed = api.Memory.model_validate({**unjudged, "source": "user", "verified": True})
+    assert (claimed.source, claimed.verified, claimed.verification) == ("agent", False, "unsigned")
     from pydantic import ValidationError
 
     for bad in ({"category": "x"}, {"verified": 1}, {"confidence": 2.0}, {"key": "A"}, {"extra": 1}, {"id": "m_1"}):

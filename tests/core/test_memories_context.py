@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from mem_core.memories import api
+from tests.humans import signer_for
 
 MIND = "Michael's Mind"
 
@@ -100,13 +101,10 @@ EXPECTED = (
 NOW = "2026-11-05T12:00:00.000Z"
 
 
-def yes(action: str, question: str) -> bool:
-    return True
-
-
 def store_set(project: Path) -> None:
     for category, key, content, tags, priority, verified, at in SET:
-        api.remember(category, key, content, tags=tags, priority=priority, mind=MIND, as_user=verified, confirm=yes,
+        api.remember(category, key, content, tags=tags, priority=priority, mind=MIND, as_user=verified,
+                     signer=signer_for(project) if verified else None,
                      directory=str(project), now=at)  # fmt: skip
     # not part of the summary: an expired memory, and one of another mind
     api.remember("context", "meeting_topic", "Discussing Q3 roadmap", priority="critical", mind=MIND,

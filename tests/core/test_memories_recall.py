@@ -21,13 +21,10 @@ from mem_core.retrieval.text import query_tokens
 from mem_plugins.rankers.lexical import LexicalRanker, lexical_score
 from mem_plugins.sources.memories import StructuredMemories
 from tests.conftest import NOW, TEST_PLUGINS
+from tests.humans import signer_for
 
 WITHOUT = {"MEM_DISABLE_PLUGINS": f"{TEST_PLUGINS},memories_source,sqlite_store"}
 QUERIES = ["cache", "rate limit auth", "queue", "zero values cache-values", "nothing-matches-this"]
-
-
-def yes(action: str, question: str) -> bool:
-    return True
 
 
 @pytest.mark.parametrize("json_flag", [[], ["--json"]])
@@ -90,7 +87,7 @@ def test_a_memory_is_a_result_with_its_documented_keys(mem, project: Path, now: 
 
 
 def test_a_verified_memory_is_not_marked(mem, project: Path, now: str) -> None:
-    api.remember("preference", "style", "concise answers", as_user=True, confirm=yes, directory=str(project))
+    api.remember("preference", "style", "concise answers", as_user=True, signer=signer_for(project), directory=str(project))
     result = json.loads(mem("recall", "concise", "-d", str(project), "--json").out)["results"][0]
     assert (result["text"], result["verified"]) == ("concise answers", True)
 

@@ -15,8 +15,7 @@ from mem_core.brief.api import BRIEF_FILE, brief, write_brief
 from mem_core.brief.tokens import estimate_tokens
 from mem_core.memories import api as memories
 from tests.hooks.conftest import NOW, hooks_log
-
-YES = lambda action, question: True  # noqa: E731 - a human's confirmation, in a test
+from tests.humans import signer_for
 
 
 def promotion(pattern: str, ts: str, status: str = "PROPOSED") -> str:
@@ -31,7 +30,7 @@ def test_the_brief_of_the_fixture_project(fixture_project: Path) -> None:
     project = str(fixture_project)
     memories.remember("fact", "api_language", "The API is Python 3.12", priority="critical", directory=project, now=NOW)
     memories.remember(
-        "preference", "commits", "Small commits", priority="high", as_user=True, confirm=YES, directory=project, now=NOW
+        "preference", "commits", "Small commits", priority="high", as_user=True, signer=signer_for(project), directory=project, now=NOW
     )
     memories.remember("note", "lunch", "Pizza on Fridays", directory=project, now=NOW)  # normal: not in the brief
     (fixture_project / ".bmad/memory/promotions.ndjson").write_text(

@@ -12,6 +12,7 @@ import pytest
 from mem_core.mcp.server import MemServer, ToolFailure, parse_http
 from mem_core.mcp.tools import TOOLS
 from mem_core.memories.api import NO_TTY
+from tests.humans import signer_for
 
 
 @pytest.fixture
@@ -22,7 +23,7 @@ def server(project: Path, kernel) -> MemServer:
 def test_a_memory_a_human_confirmed_cannot_be_forgotten_by_a_tool(server: MemServer, project: Path) -> None:
     from mem_core import remember
 
-    remember("fact", "owner", "Ana owns billing", as_user=True, confirm=lambda *_: True, directory=str(project))
+    remember("fact", "owner", "Ana owns billing", as_user=True, signer=signer_for(project), directory=str(project))
     with pytest.raises(ToolFailure) as caught:
         server.call("forget", {"ref": "fact/owner"})
     assert caught.value.message == NO_TTY["forget"]

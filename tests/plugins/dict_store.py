@@ -42,6 +42,7 @@ class _State:
         self.lock = threading.Lock()
         self.memories: dict[str, dict[str, Any]] = {}
         self.history: list[dict[str, Any]] = []
+        self.signatures: list[dict[str, Any]] = []
 
 
 class DictStore(MemoryStore):
@@ -91,12 +92,13 @@ class DictStore(MemoryStore):
             work = _State()
             work.memories = copy.deepcopy(state.memories)
             work.history = list(state.history)
+            work.signatures = list(state.signatures)
             self._work = work
             try:
                 yield
             finally:
                 self._work = None
-            state.memories, state.history = work.memories, work.history  # commit
+            state.memories, state.history, state.signatures = work.memories, work.history, work.signatures  # commit
 
     def _writing(self) -> _State:
         if self._work is None:
@@ -143,7 +145,18 @@ class DictStore(MemoryStore):
         record = work.memories.pop(memory_id, None)
         if record is None:
             raise MemError(f"No memory {memory_id} to delete.")
+        self.drop_signatures(memory_id)
         self._log(work, record, "delete", at)
+
+    def signatures(self, memory_id: str) -> list[dict[str, Any]]:
+        return [dict(s) for s in self._view().signatures if s["memory_id"] == memory_id]
+
+    def add_signature(self, signature: dict[str, Any]) -> None:
+        self._writing().signatures.append(dict(signature))
+
+    def drop_signatures(self, memory_id: str) -> None:
+        work = self._writing()
+        work.signatures = [s for s in work.signatures if s["memory_id"] != memory_id]
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         return [copy.deepcopy(e) for e in self._view().history if e["memory_id"] == memory_id]

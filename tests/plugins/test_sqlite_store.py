@@ -37,7 +37,7 @@ def test_one_file_in_wal_mode(directory: Path) -> None:
     assert sorted(os.listdir(directory)) == [FILE]  # the WAL is checkpointed away on close
     conn = sqlite3.connect(directory / FILE)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == len(MIGRATIONS) == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == len(MIGRATIONS) == 3
     conn.close()
 
 
