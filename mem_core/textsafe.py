@@ -44,10 +44,10 @@ def escape(text: str) -> str:
 
 
 def escape_block(text: str) -> list[str]:
-    """``text`` as lines for an indented block: split at newlines (``\\r\\n``,
-    ``\\r`` and U+2028/2029 count as newlines, so no line of content can start
-    outside its block), each line escaped as :func:`escape` does; tabs stay."""
-    lines = re.split("\r\n|[\r\n\u2028\u2029]", text)
+    """``text`` as lines for an indented block: split at newlines (``\\n``,
+    ``\\r\\n``, U+2028/2029), each line escaped as :func:`escape` does (a lone
+    ``\\r``, which would return to the start of the line, too); tabs stay."""
+    lines = re.split("\r\n|[\n\u2028\u2029]", text)
     return [INVISIBLE.sub(_code, line) for line in lines]
 
 

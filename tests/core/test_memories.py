@@ -133,8 +133,7 @@ def test_the_question_shows_the_whole_content_and_hides_nothing() -> None:
     assert question == (
         "  fact/k (mind default\\u200b, project store)\n"
         f"  {long}\n"
-        "  safe\\x1b[8m hidden\\x1b[0m\n"
-        "  overwrite \\u202eevil"
+        "  safe\\x1b[8m hidden\\x1b[0m\\x0doverwrite \\u202eevil"
     )
 
 
