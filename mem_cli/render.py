@@ -18,8 +18,8 @@ from mem_core.textsafe import escape
 if TYPE_CHECKING:
     from mem_core.adapters.api import AdapterChange, AdapterReport
     from mem_core.evidence.api import ObserveResult, OutcomesResult
-    from mem_core.journal.api import WriteResult
     from mem_core.humans.api import HumanResult, HumansResult, RevokeResult
+    from mem_core.journal.api import WriteResult
     from mem_core.kernel.report import PluginsReport
     from mem_core.memories.api import (
         ContextSummary,

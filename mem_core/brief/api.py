@@ -64,7 +64,9 @@ def shown(text: str, limit: int = 160) -> str:
     from mem_core.textsafe import INVISIBLE
 
     text = text.replace("\r\n", " ").replace("\n", " ")
-    text = INVISIBLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
+    text = INVISIBLE.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
+    )
     return one_line(text, limit)
 
 

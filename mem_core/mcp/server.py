@@ -100,7 +100,6 @@ class MemServer:
             log.debug("mem %s failed", name, exc_info=True)
             raise ToolFailure(str(exc) or type(exc).__name__) from None
         from mem_core.js.jsonfmt import dumps
-
         from mem_core.textsafe import escape_json
 
         text = dumps(result.to_json(), 2)

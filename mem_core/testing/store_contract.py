@@ -331,6 +331,51 @@ class MemoryStoreContract:
             assert reader.get(r["id"]) == r
             assert reader.query(MemoryFilter(now=NOW)) == [r]
 
+    # -- signatures (structured-memory.md, Trust) ----------------------------
+
+    def _signature(self, memory_id: str, n: int = 1) -> dict[str, Any]:
+        return {"memory_id": memory_id, "by": "ada", "fingerprint": f"SHA256:fp{n}", "verified_at": NOW,
+                "signature": f"c2lnbmF0dXJl{n}"}  # fmt: skip
+
+    def test_signatures_are_kept_per_memory_in_order_and_dropped(self, mem_store: MemoryStore) -> None:
+        a, b = record(), record()
+        insert(mem_store, a, b)
+        if type(mem_store).add_signature is MemoryStore.add_signature:
+            # a backend that keeps no signatures refuses them: nothing it stores reads verified
+            with mem_store.transaction(), pytest.raises(MemError):
+                mem_store.add_signature(self._signature(a["id"]))
+            assert mem_store.signatures(a["id"]) == [] and mem_store.signatures_of([a["id"]]) == {}
+            return
+        first, second, other = self._signature(a["id"], 1), self._signature(a["id"], 2), self._signature(b["id"], 3)
+        with mem_store.transaction():
+            for row in (first, second, other):
+                mem_store.add_signature(row)
+        assert mem_store.signatures(a["id"]) == [first, second]
+        assert mem_store.signatures_of([a["id"], b["id"], "mem_ffff"]) == {a["id"]: [first, second], b["id"]: [other]}
+        with mem_store.transaction():
+            mem_store.drop_signatures(a["id"])
+        assert mem_store.signatures(a["id"]) == [] and mem_store.signatures(b["id"]) == [other]
+        with mem_store.transaction():
+            mem_store.delete(b["id"], at=LATER)
+        assert mem_store.signatures(b["id"]) == []  # a forgotten memory keeps no signature
+
+    def test_signatures_follow_the_transaction(self, mem_store: MemoryStore) -> None:
+        a = record()
+        insert(mem_store, a)
+        if type(mem_store).add_signature is MemoryStore.add_signature:  # refused, and the write rolled back
+            other = record()
+            with pytest.raises(MemError), mem_store.transaction():
+                mem_store.insert(other, at=NOW)
+                mem_store.add_signature(self._signature(other["id"]))
+            assert mem_store.get(other["id"]) is None
+            return
+        with pytest.raises(MemError), mem_store.transaction():
+            mem_store.add_signature(self._signature(a["id"]))
+            raise MemError("rolled back")
+        assert mem_store.signatures(a["id"]) == []
+        with pytest.raises(RuntimeError):
+            mem_store.add_signature(self._signature(a["id"]))  # outside a transaction
+
     # -- history --------------------------------------------------------------
 
     def test_update_keeps_every_previous_value(self, mem_store: MemoryStore) -> None:

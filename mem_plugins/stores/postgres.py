@@ -596,7 +596,7 @@ class PostgresStore(MemoryStore):
         )
         found: dict[str, list[dict[str, Any]]] = {}
         for row in rows:
-            found.setdefault(row[0], []).append(dict(zip(_SIGNATURE_FIELDS, row)))
+            found.setdefault(row[0], []).append(dict(zip(_SIGNATURE_FIELDS, row, strict=True)))
         return found
 
     # -- writes ----------------------------------------------------------

@@ -496,7 +496,7 @@ class SqliteStore(MemoryStore):
                     memory_ids,
                 ).fetchall()
         for row in rows:
-            found.setdefault(row[0], []).append(dict(zip(_SIGNATURE_FIELDS, row)))
+            found.setdefault(row[0], []).append(dict(zip(_SIGNATURE_FIELDS, row, strict=True)))
         return found
 
     # -- writes ----------------------------------------------------------

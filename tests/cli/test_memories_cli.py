@@ -18,8 +18,8 @@ import pytest
 
 from mem_core.memories import api
 from tests.conftest import NOW
-from tests.humans import signer_for
 from tests.core.test_memories_context import EXPECTED, MIND, store_set
+from tests.humans import signer_for
 
 DB = Path(".bmad/memory/memories.sqlite3")
 PROMPT_END = b"Type 'yes' to confirm: "
@@ -246,6 +246,12 @@ def test_every_option_has_a_help_text() -> None:
         assert command.help
         for param in command.params:
             assert getattr(param, "help", None), f"{name} {param.name}"
+    humans = group.commands["human"]  # type: ignore[attr-defined]
+    assert humans.help and set(humans.commands) == {"init", "list", "revoke"}
+    for name, command in humans.commands.items():
+        assert command.help
+        for param in command.params:
+            assert getattr(param, "help", None), f"human {name} {param.name}"
 
 
 # -- the human confirmation, on a real terminal ----------------------------------------

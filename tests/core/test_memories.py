@@ -140,9 +140,13 @@ def test_the_question_shows_the_whole_content_and_hides_nothing() -> None:
 def test_storing_as_the_user_without_a_human_stores_nothing(project: Path, now: str) -> None:
     with pytest.raises(MemError) as caught:
         api.remember("identity", "user_name", "Michael", as_user=True, interactive=False, directory=str(project))
-    assert caught.value.message == api.NO_TTY["remember"] == (
-        "--as-user needs a human: a signature by a trusted human key, or, where no key is trusted, "
-        "a confirmation at a terminal; nothing was stored."
+    assert (
+        caught.value.message
+        == api.NO_TTY["remember"]
+        == (
+            "--as-user needs a human: a signature by a trusted human key, or, where no key is trusted, "
+            "a confirmation at a terminal; nothing was stored."
+        )
     )
     assert not (project / ".bmad").exists()
 

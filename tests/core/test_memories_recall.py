@@ -87,7 +87,9 @@ def test_a_memory_is_a_result_with_its_documented_keys(mem, project: Path, now: 
 
 
 def test_a_verified_memory_is_not_marked(mem, project: Path, now: str) -> None:
-    api.remember("preference", "style", "concise answers", as_user=True, signer=signer_for(project), directory=str(project))
+    api.remember(
+        "preference", "style", "concise answers", as_user=True, signer=signer_for(project), directory=str(project)
+    )
     result = json.loads(mem("recall", "concise", "-d", str(project), "--json").out)["results"][0]
     assert (result["text"], result["verified"]) == ("concise answers", True)
 

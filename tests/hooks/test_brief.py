@@ -30,7 +30,14 @@ def test_the_brief_of_the_fixture_project(fixture_project: Path) -> None:
     project = str(fixture_project)
     memories.remember("fact", "api_language", "The API is Python 3.12", priority="critical", directory=project, now=NOW)
     memories.remember(
-        "preference", "commits", "Small commits", priority="high", as_user=True, signer=signer_for(project), directory=project, now=NOW
+        "preference",
+        "commits",
+        "Small commits",
+        priority="high",
+        as_user=True,
+        signer=signer_for(project),
+        directory=project,
+        now=NOW,
     )
     memories.remember("note", "lunch", "Pizza on Fridays", directory=project, now=NOW)  # normal: not in the brief
     (fixture_project / ".bmad/memory/promotions.ndjson").write_text(

@@ -149,3 +149,35 @@ def test_a_file_that_is_not_a_database_is_reported_and_kept(directory: Path) -> 
         f"Memory store {directory / FILE} is not a SQLite database or is damaged; inspect it before using it."
     )
     assert (directory / FILE).read_bytes() == b"not a database at all, just text" * 100
+
+
+def test_a_store_from_before_signatures_keeps_its_verified_memories_as_terminal_confirmations(
+    directory: Path,
+) -> None:
+    """Step 3 adds ``signatures``; a memory verified before (only a terminal
+    could do it then) gets a terminal row over its content, so it reads
+    ``terminal`` where no human key is trusted, and nothing more."""
+    from mem_core.memories.trust import Judge
+
+    directory.mkdir()
+    conn = sqlite3.connect(directory / FILE, isolation_level=None)
+    MIGRATIONS[0](conn)
+    MIGRATIONS[1](conn)
+    conn.execute("PRAGMA user_version = 2")
+    verified = record(key="user_name", content="Ada", verified=True, source="user")
+    plain = record(key="other")
+    for r in (verified, plain):
+        conn.execute(
+            "INSERT INTO memories (id, category, key, content, tags, priority, source, verified, confidence, "
+            "expires_at, mind_id, created_at, updated_at) VALUES (?, 'fact', ?, ?, '[]', 'normal', ?, ?, 0.7, NULL, "
+            "'default', ?, ?)",
+            (r["id"], r["key"], r["content"], r["source"], int(r["verified"]), NOW, NOW),
+        )
+    conn.close()
+    with SqliteStore.open(str(directory), create=False) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        rows = store.signatures_of([verified["id"], plain["id"]])
+        assert list(rows) == [verified["id"]] and rows[verified["id"]][0]["fingerprint"] == "terminal"
+        judge = Judge({})
+        assert judge.verification(store.get(verified["id"]), rows[verified["id"]]) == "terminal"
+        assert judge.verification({**verified, "content": "edited"}, rows[verified["id"]]) == "signature-invalid"
