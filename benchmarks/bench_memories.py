@@ -6,9 +6,12 @@ Reports
   (``SqliteStore.search``) and through the API (``search_memories``, which
   also opens the store and builds the pydantic results) — target: < 20 ms,
 * the whole-process median of ``mem remember`` and ``mem memories --search``
-  (and ``mem recall``) on that store, next to ``python -c pass``.
+  (and ``mem recall``) on that store, next to ``python -c pass``;
+* signed verification (issue 11): ``mem memories`` listing 1 000 memories
+  each signed by a trusted human key (every signature checked on the read)
+  next to the same 1 000 unsigned — target: within 1.5×.
 
-Usage: ``python benchmarks/bench_memories.py [--memories N] [--runs N]``
+Usage: ``python benchmarks/bench_memories.py [--memories N] [--runs N] [--signed N] [--signed-only]``
 (``benchmarks/run.py`` calls :func:`main` after its own report). Takes about
 a minute on a small machine.
 """
@@ -90,12 +93,95 @@ def process_median_ms(args: Sequence[str], runs: int, cwd: Path, env: dict[str, 
     return median_ms(run, runs)
 
 
+SIGNED_TARGET = 1.5
+
+
+def _timed(args: Sequence[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(wall ms, CPU ms) of one process."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(list(args), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    wall = (time.perf_counter() - started) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    return wall, cpu
+
+
+def signed_listing(root: Path, count: int, runs: int) -> float:
+    """``mem memories`` (text and ``--json``) on ``count`` signed memories and
+    on the same ones unsigned; prints both and returns the worse ratio."""
+    from mem_core.humans.keys import HumanKey, write_public_key
+    from mem_core.memories.records import FIELDS
+    from mem_core.memories.trust import sign
+    from mem_plugins.stores.sqlite import SqliteStore
+
+    key = HumanKey.generate("ada")
+    projects = {}
+    for kind in ("unsigned", "signed"):
+        project = root / f"listing-{kind}"
+        store_dir = project / ".bmad" / "memory"
+        rng = random.Random(11)
+        words = vocabulary(rng, 500)
+        with SqliteStore.open(str(store_dir), create=True) as store, store.transaction():
+            for n in range(count):
+                record = {
+                    "id": f"mem_{n:016x}", "category": CATEGORIES[n % len(CATEGORIES)], "key": f"memory_{n}",
+                    "content": " ".join(rng.choices(words, k=rng.randint(8, 30))), "tags": [],
+                    "priority": rng.choice(PRIORITIES), "source": "user" if kind == "signed" else "agent",
+                    "verified": kind == "signed", "confidence": 1.0, "expires_at": None, "mind_id": "default",
+                    "created_at": NOW, "updated_at": NOW,
+                }  # fmt: skip
+                record = {name: record[name] for name in FIELDS}
+                store.insert(record, at=NOW)
+                if kind == "signed":
+                    store.add_signature(sign(record, key, NOW))
+        if kind == "signed":
+            write_public_key(key.public_key("project"), str(project))
+        projects[kind] = project
+    env = dict(os.environ, MEM_NOW=NOW, MEM_USER_DIR=str(root / "user"),
+               MEM_USER_CONFIG=str(root / "user-config" / "config.toml"))  # fmt: skip
+    mem = [sys.executable, "-m", "mem_cli"]
+    check = subprocess.run([*mem, "memories", "--json"], cwd=projects["signed"], env=env, capture_output=True)
+    assert check.stdout.count(b'"verification": "signed"') == count, check.stderr
+    print(
+        f"signed verification: mem memories on {count} memories (runs alternate, median of {runs}; "
+        f"target within {SIGNED_TARGET:g}x of unsigned; CPU = the process's user+system time):"
+    )
+    worst = 0.0
+    for label, extra in (("text", []), ("--json", ["--json"])):
+        times: dict[str, list[tuple[float, float]]] = {"unsigned": [], "signed": []}
+        for _ in range(runs + 1):  # alternating, so that a change of load hits both
+            for kind in ("unsigned", "signed"):
+                times[kind].append(_timed([*mem, "memories", *extra], projects[kind], env))
+        wall = {kind: statistics.median(t[0] for t in found[1:]) for kind, found in times.items()}
+        cpu = {kind: statistics.median(t[1] for t in found[1:]) for kind, found in times.items()}
+        ratio_wall, ratio_cpu = wall["signed"] / wall["unsigned"], cpu["signed"] / cpu["unsigned"]
+        worst = max(worst, ratio_cpu)
+        verdict = "ok" if ratio_cpu <= SIGNED_TARGET else "MISSED"
+        print(
+            f"  mem memories {label:<7} wall {wall['unsigned']:7.1f} / {wall['signed']:7.1f} ms ({ratio_wall:4.2f}x)"
+            f"  CPU {cpu['unsigned']:7.1f} / {cpu['signed']:7.1f} ms ({ratio_cpu:4.2f}x)  {verdict}"
+        )
+    return worst
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=100_000, help="memories in the store (default 100000)")
     parser.add_argument("--runs", type=int, default=9, help="timed runs per whole-process measurement")
     parser.add_argument("--searches", type=int, default=200, help="timed in-process searches per query kind")
+    parser.add_argument("--signed", type=int, default=1000, help="memories of the signed-listing benchmark")
+    parser.add_argument("--signed-only", action="store_true", help="run the signed-listing benchmark only")
     args = parser.parse_args(list(argv) if argv is not None else [])
+    if args.signed_only:
+        root = Path(tempfile.mkdtemp(prefix="mem-bench-signed-"))
+        try:
+            signed_listing(root, args.signed, args.runs)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        return 0
 
     from mem_core.kernel import Kernel
     from mem_core.memories.api import search_memories
@@ -183,6 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"whole process on the {args.memories}-memory store (median of {args.runs}):")
         for label, ms in whole:
             print(f"  {label:<72} {ms:8.1f} ms  {ms / baseline:5.1f}×")
+        signed_listing(root, args.signed, args.runs)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0

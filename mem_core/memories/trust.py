@@ -33,9 +33,10 @@ without signatures costs one query.
 
 from __future__ import annotations
 
+import base64
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
+from json.encoder import encode_basestring as _string  # type: ignore[attr-defined]
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -66,21 +67,18 @@ def content_sha256(content: str) -> str:
 def payload(memory: Mapping[str, Any], verified_at: str, by: str) -> bytes:
     """The bytes a signature covers: the canonical JSON of ``{mind, category,
     key, contentSha256, verifiedAt, by}``."""
-    data = {
-        "by": by,
-        "category": memory["category"],
-        "contentSha256": content_sha256(memory["content"]),
-        "key": memory["key"],
-        "mind": memory["mind_id"],
-        "verifiedAt": verified_at,
-    }
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
+    # what json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    # writes, built directly: a listing of 1 000 signed memories builds 1 000 of them
+    text = (
+        f'{{"by":{_string(by)},"category":{_string(memory["category"])},'
+        f'"contentSha256":"{content_sha256(memory["content"])}","key":{_string(memory["key"])},'
+        f'"mind":{_string(memory["mind_id"])},"verifiedAt":{_string(verified_at)}}}'
+    )
+    return text.encode("utf-8", "surrogatepass")
 
 
 def sign(memory: Mapping[str, Any], signer: HumanKey, at: str) -> dict[str, Any]:
     """The signature row of ``signer`` vouching for ``memory`` at ``at``."""
-    import base64
-
     signature = signer.sign(payload(memory, at, signer.name))
     return {
         "memory_id": memory["id"],
@@ -130,8 +128,6 @@ class Judge:
             key = self.keys.get(fingerprint)
             if key is None:
                 return False
-            import base64
-
             raw = base64.b64decode(value, validate=True)
             verifier = self._verifiers.get(fingerprint)
             if verifier is None:
