@@ -51,6 +51,10 @@ _LAZY = {
     "ForgetResult": "mem_core.memories.api",
     "VerifyResult": "mem_core.memories.api",
     "ContextSummary": "mem_core.memories.api",
+    "HumanKey": "mem_core.humans.keys",
+    "create_human": "mem_core.humans.api",
+    "list_humans": "mem_core.humans.api",
+    "revoke_human": "mem_core.humans.api",
 }
 
 __all__ = ["__version__", "hookimpl", "MemError", "ExitCode", *_LAZY]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from mem_core.memories import api
-from mem_plugins.stores.postgres import DSN_ENV, MARKER
+from mem_plugins.stores.postgres import DSN_ENV, MARKER, SCHEMA_VERSION
 from tests.cli.test_memories_concurrency import race_remember_on_one_key
 from tests.conftest import NOW, tree_bytes
 from tests.plugins.postgres_server import PASSWORD, new_database_dsn, postgres_server_fixture  # noqa: F401
@@ -232,7 +232,8 @@ def test_four_processes_storing_at_once_on_a_new_database_lose_nothing(mem, proj
     import psycopg
 
     with psycopg.connect(own) as conn:
-        assert conn.execute("SELECT version FROM mem_schema_migrations").fetchall() == [(1,)]
+        versions = conn.execute("SELECT version FROM mem_schema_migrations ORDER BY version").fetchall()
+        assert versions == [(v,) for v in range(1, SCHEMA_VERSION + 1)]  # each step applied once
         assert conn.execute("SELECT count(*) FROM mem_stores").fetchall() == [(1,)]
         assert conn.execute("SELECT count(*) FROM mem_history").fetchall() == [(WORKERS * STORES + writes,)]
 
@@ -245,3 +246,30 @@ def test_real_mem_processes_racing_on_one_key_make_one_memory(project: Path, dsn
         m.setenv(DSN_ENV, dsn)
         history = api.memory_history("project/status", directory=str(project)).entries
     assert sorted(e.memory.content for e in history) == [f"version {n}" for n in range(8)]
+
+
+def test_signatures_are_checked_on_postgres_too(
+    project: Path, now: str, monkeypatch: pytest.MonkeyPatch, signer
+) -> None:
+    """A memory signed on the postgres store reads verified; its content edited
+    in the database reads ``signature-invalid``; a ``verified`` set by hand, unsigned."""
+    import psycopg
+
+    own = new_database_dsn()
+    monkeypatch.setenv("MEM_STORE", "postgres")
+    monkeypatch.setenv(DSN_ENV, own)
+    said = api.remember("identity", "user_name", "Ada Lovelace", as_user=True, signer=signer, directory=str(project))
+    assert (said.memory.source, said.memory.verification) == ("user", "signed")
+    api.remember("fact", "boss", "Agent is the boss", directory=str(project))
+    with psycopg.connect(own) as conn:
+        conn.execute("UPDATE mem_memories SET verified = true, source = 'user' WHERE key = 'boss'")
+    memories = {m.key: m for m in api.list_memories(directory=str(project)).memories}
+    assert (memories["user_name"].verified, memories["boss"].verified, memories["boss"].source) == (
+        True,
+        False,
+        "agent",
+    )
+    with psycopg.connect(own) as conn:
+        conn.execute("UPDATE mem_memories SET content = 'Mallory' WHERE key = 'user_name'")
+    memory = api.list_memories(directory=str(project), category="identity").memories[0]
+    assert (memory.verified, memory.source, memory.verification) == (False, "agent", "signature-invalid")
