@@ -13,7 +13,6 @@ from mem_core.errors import MemError
 from mem_core.js.jsonfmt import dumps, js_number, to_fixed
 from mem_core.js.values import js_string
 from mem_core.retrieval.text import one_line
-from mem_core.textsafe import escape
 
 if TYPE_CHECKING:
     from mem_core.adapters.api import AdapterChange, AdapterReport
@@ -49,6 +48,14 @@ __all__ = [
     "humans",
     "human_revoke",
 ]
+
+
+def escape(text: str) -> str:
+    """Stored text on one line, invisible characters escaped (mem_core.textsafe,
+    imported when a memory is shown)."""
+    from mem_core.textsafe import escape as escaped
+
+    return escaped(text)
 
 
 # -- the five actions ---------------------------------------------------------------

@@ -10,25 +10,39 @@ text shown in another order than stored) and the zero-width characters
 person reads is what is stored. :func:`visible_name` is the rule for names
 (minds, tags, humans): visible characters only.
 
-Imports nothing: text renderers on the start-up path use it.
+Imports nothing, and compiles each pattern on first use: text renderers on
+the start-up path use it (a pattern costs a millisecond to compile).
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["INVISIBLE", "escape", "escape_block", "escape_json", "has_invisible", "visible_name"]
+__all__ = ["escape", "escape_inline", "escape_block", "escape_json", "has_invisible", "visible_name"]
 
-#: controls (C0 but tab and newline, DEL, C1), bidirectional and zero-width formatting
-INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-#: the same, tab and newline included (one-line text)
-_INVISIBLE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-#: what a name may not hold beyond :data:`_INVISIBLE_LINE`: any space but U+0020,
-#: other format characters (soft hyphen, word joiners, tags), private use and surrogates
-_NOT_IN_NAME = re.compile(
-    "[\x00-\x1f\x7f-\xa0\xad\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff\ufff9-\ufffb"
-    "\ud800-\udfff\ue000-\uf8ff\U000e0000-\U000e007f]"
-)
+_PATTERNS = {
+    # controls (C0 but tab and newline, DEL, C1), bidirectional and zero-width formatting
+    "INVISIBLE": "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]",
+    # the same, tab and newline included (one-line text)
+    "line": "[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]",
+    # what a name may not hold beyond "line": any space but U+0020, other format
+    # characters (soft hyphen, word joiners, tags), private use and surrogates
+    "name": "[\x00-\x1f\x7f-\xa0\xad\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff"
+    "\ufff9-\ufffb\ud800-\udfff\ue000-\uf8ff\U000e0000-\U000e007f]",
+    # what JSON.stringify leaves unescaped of INVISIBLE (it escapes the C0 controls)
+    "json": "[\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]",
+    "newline": "\r\n|[\n\u2028\u2029]",
+}
+
+
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern(name: str) -> re.Pattern[str]:
+    found = _COMPILED.get(name)
+    if found is None:
+        found = _COMPILED[name] = re.compile(_PATTERNS[name])
+    return found
 
 
 def _code(match: re.Match[str]) -> str:
@@ -40,30 +54,32 @@ def escape(text: str) -> str:
     """``text`` on one line: every control character (tab and newline
     included) and every bidirectional or zero-width formatting character
     shown as an escape."""
-    return _INVISIBLE_LINE.sub(_code, text)
+    return _pattern("line").sub(_code, text)
+
+
+def escape_inline(text: str) -> str:
+    """``text`` with every invisible character but tab and newline escaped
+    (what stays inside one line of a block)."""
+    return _pattern("INVISIBLE").sub(_code, text)
 
 
 def escape_block(text: str) -> list[str]:
     """``text`` as lines for an indented block: split at newlines (``\\n``,
     ``\\r\\n``, U+2028/2029), each line escaped as :func:`escape` does (a lone
     ``\\r``, which would return to the start of the line, too); tabs stay."""
-    lines = re.split("\r\n|[\n\u2028\u2029]", text)
-    return [INVISIBLE.sub(_code, line) for line in lines]
-
-
-#: what ``JSON.stringify`` leaves unescaped of :data:`INVISIBLE` (it escapes the C0 controls)
-_JSON_UNESCAPED = re.compile("[\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+    invisible = _pattern("INVISIBLE")
+    return [invisible.sub(_code, line) for line in _pattern("newline").split(text)]
 
 
 def escape_json(text: str) -> str:
     """JSON text with the invisible characters JSON leaves raw written as
     ``\\uXXXX`` escapes: the same JSON value, shown safely."""
-    return _JSON_UNESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _pattern("json").sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def has_invisible(text: str) -> bool:
     """Whether ``text`` holds a character :func:`escape` would escape."""
-    return _INVISIBLE_LINE.search(text) is not None
+    return _pattern("line").search(text) is not None
 
 
 def visible_name(text: str, *, spaces: bool) -> bool:
@@ -71,6 +87,6 @@ def visible_name(text: str, *, spaces: bool) -> bool:
     formatting, no zero-width or bidirectional character, no space but U+0020
     (and that only with ``spaces``), no private-use or unpaired surrogate
     character."""
-    if _NOT_IN_NAME.search(text):
+    if _pattern("name").search(text):
         return False
     return spaces or " " not in text

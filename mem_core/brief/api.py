@@ -61,12 +61,9 @@ def shown(text: str, limit: int = 160) -> str:
     """Stored text as one line a person or a model reads: control characters
     escaped (no stored text can start a line of its own or forge a mark),
     white space collapsed, cut to ``limit`` (as ``recall`` cuts)."""
-    from mem_core.textsafe import INVISIBLE
+    from mem_core.textsafe import escape_inline
 
-    text = text.replace("\r\n", " ").replace("\n", " ")
-    text = INVISIBLE.sub(
-        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
-    )
+    text = escape_inline(text.replace("\r\n", " ").replace("\n", " "))
     return one_line(text, limit)
 
 
