@@ -248,20 +248,24 @@ def minds(result: MindsResult) -> str:
     lines = [f"mem minds: {n} mind{'' if n == 1 else 's'} in the {result.store} store"]
     width = max(len(name) for name, _ in result.minds)
     for name, count in result.minds:
-        lines.append(f"  {name.ljust(width)}  {count} memor{'y' if count == 1 else 'ies'}")
+        lines.append(f"  {name.ljust(width)}  {_memories(count)}")
     return "\n".join(lines)
+
+
+def _memories(count: int) -> str:
+    return f"{count} memor{'y' if count == 1 else 'ies'}"
 
 
 def exported(result: ExportResult) -> str:
     return (
-        f"mem memories export: wrote {result.memories} memories ({result.forgotten} forgotten, "
+        f"mem memories export: wrote {_memories(result.memories)} ({result.forgotten} forgotten, "
         f"{result.history} versions, {result.signatures} signatures) of the {result.store} store to {result.file}"
     )
 
 
 def imported(result: ImportResult) -> str:
     lines = [
-        f"mem memories import: imported {result.imported} memories ({result.forgotten} forgotten, "
+        f"mem memories import: imported {_memories(result.imported)} ({result.forgotten} forgotten, "
         f"{result.signatures} signatures) from {result.file} into the {result.store} store"
     ]
     if result.already:
@@ -275,7 +279,7 @@ def imported(result: ImportResult) -> str:
 def migrated(result: MigrateResult) -> str:
     lines = [
         f"mem memories migrate: copied the {result.store} store from {result.source_backend} to "
-        f"{result.target_backend}: {result.memories} memories, {result.forgotten} forgotten, "
+        f"{result.target_backend}: {_memories(result.memories)}, {result.forgotten} forgotten, "
         f"{result.history} versions, {result.signatures} signatures",
         f"  checked: counts, content hashes and history match (sha256 {result.digest})",
         f"  now using {result.target_backend} ({result.target}): store = \"{result.target_backend}\" in {result.config}",
