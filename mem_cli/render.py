@@ -282,7 +282,7 @@ def migrated(result: MigrateResult) -> str:
         f"{result.target_backend}: {_memories(result.memories)}, {result.forgotten} forgotten, "
         f"{result.history} versions, {result.signatures} signatures",
         f"  checked: counts, content hashes and history match (sha256 {result.digest})",
-        f"  now using {result.target_backend} ({result.target}): store = \"{result.target_backend}\" in {result.config}",
+        f'  now using {result.target_backend} ({result.target}): store = "{result.target_backend}" in {result.config}',
     ]
     if result.unverified:
         lines.append(f"  {result.unverified} verified memories read unverified in the copy: no signature proves them")

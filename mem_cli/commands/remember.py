@@ -44,9 +44,7 @@ def remember(
     ] = None,
     content_file: Annotated[
         Value,
-        typer.Option(
-            "--content-file", help="Read the memory from this file (UTF-8, at most 16 KiB).", metavar="FILE"
-        ),
+        typer.Option("--content-file", help="Read the memory from this file (UTF-8, at most 16 KiB).", metavar="FILE"),
     ] = None,
     tag: Annotated[
         Optional[list[str]],

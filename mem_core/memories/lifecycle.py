@@ -160,7 +160,7 @@ def restore(
                 store.insert(record, at=now, action="restore")
             else:
                 store.update(record, action="restore", at=now)
-        else:
+        elif current is not None:
             record = current
     if changed and not user:
         from mem_core.brief.refresh import refresh_brief

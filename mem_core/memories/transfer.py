@@ -280,7 +280,9 @@ def _record(value: object, where: str) -> dict[str, Any]:
         parse_key(value["key"])
         content = value["content"]
         if not isinstance(content, str) or parse_content(content) != content:
-            raise MemError(f"content must be non-empty text without surrounding space, at most {CONTENT_MAX_BYTES} bytes")
+            raise MemError(
+                f"content must be non-empty text without surrounding space, at most {CONTENT_MAX_BYTES} bytes"
+            )
         tags = value["tags"]
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags) or parse_tags(tags) != tags:
             raise MemError("tags must be a list of distinct lower-case tags")

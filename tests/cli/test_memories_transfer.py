@@ -122,7 +122,9 @@ def test_a_forged_verified_field_does_not_verify(mem, project: Path, now: str, t
     with pytest.raises(Exception) as caught:  # the sqlite store keeps no signatures (yet): refused, nothing written
         import_memories(str(source), directory=str(project))
     assert "cannot keep signatures" in str(caught.value)
-    assert not (project / ".bmad" / "memory" / FILE).exists() or api.list_memories(directory=str(project)).memories == []
+    assert (
+        not (project / ".bmad" / "memory" / FILE).exists() or api.list_memories(directory=str(project)).memories == []
+    )
     item["signatures"] = []
     source.write_text(json.dumps(item) + "\n", encoding="utf-8")
     result = import_memories(str(source), directory=str(project))
@@ -139,20 +141,44 @@ def test_a_forged_verified_field_does_not_verify(mem, project: Path, now: str, t
         (lambda e: '["a list"]', "line 2: not a JSON object"),
         (lambda e: json.dumps({k: v for k, v in e.items() if k != "key"}), "line 2: missing field 'key'"),
         (lambda e: json.dumps({**e, "evil": 1}), "line 2: unknown field 'evil'"),
-        (lambda e: json.dumps({**e, "category": "secret"}), "line 2: category must be one of identity, preference, fact, project, skill, mistake, context, note (got 'secret')"),
+        (
+            lambda e: json.dumps({**e, "category": "secret"}),
+            "line 2: category must be one of identity, preference, fact, project, skill, mistake, context, note (got 'secret')",
+        ),
         (lambda e: json.dumps({**e, "verified": "yes"}), "line 2: verified must be true or false"),
         (lambda e: json.dumps({**e, "confidence": 2}), "line 2: confidence must be a number from 0 to 1"),
-        (lambda e: json.dumps({**e, "created_at": "yesterday"}), "line 2: created_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.mmmZ"),
+        (
+            lambda e: json.dumps({**e, "created_at": "yesterday"}),
+            "line 2: created_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.mmmZ",
+        ),
         (lambda e: json.dumps({**e, "history": []}), "line 2: history must be a non-empty list of versions"),
-        (lambda e: json.dumps({**e, "forgotten": True}), "line 2: a forgotten memory's history ends with its delete, and only then"),
-        (lambda e: json.dumps({**e, "history": [{**e["history"][0], "action": "hack"}]}), "line 2: history[1]: action must be one of create, update, verify, restore, delete"),
-        (lambda e: json.dumps({**e, "history": [{**e["history"][0], "memory": {**e["history"][0]["memory"], "id": "mem_0000000000000001"}}]}), "line 2: history[1]: the version is of another memory (mem_0000000000000001)"),
+        (
+            lambda e: json.dumps({**e, "forgotten": True}),
+            "line 2: a forgotten memory's history ends with its delete, and only then",
+        ),
+        (
+            lambda e: json.dumps({**e, "history": [{**e["history"][0], "action": "hack"}]}),
+            "line 2: history[1]: action must be one of create, update, verify, restore, delete",
+        ),
+        (
+            lambda e: json.dumps(
+                {
+                    **e,
+                    "history": [
+                        {**e["history"][0], "memory": {**e["history"][0]["memory"], "id": "mem_0000000000000001"}}
+                    ],
+                }
+            ),
+            "line 2: history[1]: the version is of another memory (mem_0000000000000001)",
+        ),
         (lambda e: json.dumps({**e, "signatures": "none"}), "line 2: signatures must be a list of objects"),
         (lambda e: "\udcff", "line 2: not UTF-8 text"),
     ],
     ids=lambda value: value if isinstance(value, str) and len(value) < 30 else None,
 )
-def test_a_bad_line_is_named_and_nothing_is_imported(mem, project: Path, now: str, tmp_path: Path, change, message) -> None:
+def test_a_bad_line_is_named_and_nothing_is_imported(
+    mem, project: Path, now: str, tmp_path: Path, change, message
+) -> None:
     (tmp_path / "src").mkdir()
     api.remember("fact", "a", "one", directory=str(tmp_path / "src"))
     api.remember("fact", "b", "two", directory=str(tmp_path / "src"))
@@ -166,7 +192,9 @@ def test_a_bad_line_is_named_and_nothing_is_imported(mem, project: Path, now: st
     assert tree_bytes(project) == before
 
 
-def test_an_import_whose_key_is_taken_by_another_memory_changes_nothing(mem, project: Path, now: str, tmp_path: Path) -> None:
+def test_an_import_whose_key_is_taken_by_another_memory_changes_nothing(
+    mem, project: Path, now: str, tmp_path: Path
+) -> None:
     source_project = tmp_path / "src"
     source_project.mkdir()
     api.remember("fact", "a", "one", directory=str(source_project))

@@ -214,7 +214,11 @@ def test_an_agent_cannot_change_what_a_human_stated(project: Path, now: str) -> 
         1.0,
     )
     before = dump(project / DB)
-    for change in ({"content": "verbose"}, {"content": "concise", "tags": ["x"]}, {"content": "concise", "priority": "low"}):
+    for change in (
+        {"content": "verbose"},
+        {"content": "concise", "tags": ["x"]},
+        {"content": "concise", "priority": "low"},
+    ):
         with pytest.raises(MemError) as caught:
             api.remember("preference", "style", directory=str(project), now=LATER, **change)  # type: ignore[arg-type]
         assert caught.value.message == "preference/style was stated by a human; only a human can change it"

@@ -89,7 +89,9 @@ def test_history_lists_every_version_and_restore_brings_one_back(mem, project: P
     assert listed.code == 0
     history = json.loads(listed.out)
     assert history["count"] == 3
-    assert [(e["version"], e["action"], e["memory"]["content"], e["memory"]["verified"]) for e in history["history"]] == [
+    assert [
+        (e["version"], e["action"], e["memory"]["content"], e["memory"]["verified"]) for e in history["history"]
+    ] == [
         (1, "create", "sqlite", False),
         (2, "update", "postgres", False),
         (3, "verify", "postgres", True),
@@ -219,7 +221,9 @@ def test_minds_lists_names_and_counts_and_a_mistyped_mind_is_an_error(mem, proje
 
 def test_the_context_summary_is_cut_at_the_default_budget(mem, project: Path, now: str) -> None:
     for n in range(300):
-        api.remember("fact", f"fact_{n:03d}", f"Fact number {n} about the project's build and its tests", directory=str(project))
+        api.remember(
+            "fact", f"fact_{n:03d}", f"Fact number {n} about the project's build and its tests", directory=str(project)
+        )
     run = mem("context", "-d", str(project))
     lines = run.out.splitlines()
     assert run.code == 0 and len(lines) < 400
@@ -254,7 +258,7 @@ def test_remember_takes_content_after_dashes_as_an_option_from_a_file_or_stdin(
     assert mem_process("remember", "note", "d", "--content-file", str(source), *d, env=env).code == 0
     piped = subprocess.run(
         [sys.executable, "-m", "mem_cli", "remember", "note", "e", "-", *d],
-        input="from stdin\n".encode(), capture_output=True, env={**__import__("os").environ, **env},
+        input=b"from stdin\n", capture_output=True, env={**__import__("os").environ, **env},
     )  # fmt: skip
     assert piped.returncode == 0, piped.stderr
     assert [_content(project, k) for k in "abcde"] == [
@@ -276,7 +280,10 @@ def test_remember_refuses_bad_content_sources_and_changes_nothing(mem, project: 
         (["--content-file", str(latin)], f"{latin} is not UTF-8 text (byte 4)"),
         (["--content-file", str(empty)], "content must be non-empty text"),
         (["--content-file", str(tmp_path / "none")], f"Cannot read {tmp_path / 'none'}: No such file or directory."),
-        (["words", "--content", "more"], "give the content once: as words, with --content, with --content-file, or - for stdin"),
+        (
+            ["words", "--content", "more"],
+            "give the content once: as words, with --content, with --content-file, or - for stdin",
+        ),
     ):
         run = mem("remember", "note", "k", *argv, *d)
         assert (run.code, run.out, run.err) == (1, "", f"mem remember: {message}\n")
