@@ -289,3 +289,19 @@ def test_migrate_refusals_change_nothing(mem, project: Path, now: str, tmp_path:
         run = mem("memories", "migrate", "--to", to, *d, env=env)
         assert (run.code, run.out, run.err) == (1, "", f"mem memories: {message}\n")
         assert tree_bytes(project) == before
+
+
+def test_migrate_the_user_store_switches_the_user_config(
+    mem, project: Path, now: str, tmp_path: Path, pg_dsn: str
+) -> None:
+    env = {DSN_ENV: pg_dsn}
+    api.remember("preference", "style", "concise answers", user=True, directory=str(project))
+    run = mem("memories", "migrate", "--to", "postgres", "--user", "--json", "-d", str(project), env=env)
+    assert run.code == 0, run.out + run.err
+    result = json.loads(run.out)
+    user_config = tmp_path / "user-config" / "config.toml"
+    assert result["config"] == str(user_config) and 'store = "postgres"' in user_config.read_text(encoding="utf-8")
+    assert not (project / ".bmad" / "memory" / "mem.toml").exists()  # the project's store is not concerned
+    listed = mem("memories", "--user", "--json", "-d", str(project), env=env)
+    assert [m["key"] for m in json.loads(listed.out)["memories"]] == ["style"]
+    assert (tmp_path / "user-store" / MARKER).exists()
