@@ -16,8 +16,10 @@ across projects. A mind not named is the ``default_mind`` setting's.
 Trust: what is stored without ``as_user`` is ``source:"agent"``, unverified,
 confidence 0.7 by default. Storing ``as_user`` (``source:"user"``, verified,
 confidence 1.0) and :func:`verify` need a human confirmation: the ``confirm``
-callable, by default :func:`terminal_confirmation`, which refuses unless stdin
-and stdout are both terminals. No argument sets ``verified`` directly.
+callable, by default :func:`mem_core.memories.human.human_confirmation` (the
+terminal confirmation, which refuses unless stdin and stdout are both
+terminals). No argument sets ``verified`` directly. An agent's change to a
+memory a human stated is refused (:func:`stated_by_human`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
 from mem_core.js.strings import JS_SPACE, js_trim
 from mem_core.kernel import Kernel
+from mem_core.memories.human import human_confirmation
 from mem_core.memories.records import (
     CATEGORIES,
     DEFAULT_MIND,
@@ -304,21 +307,33 @@ class ContextSummary(BaseModel):
 
 
 class HistoryEntry(BaseModel):
-    """One recorded version of a memory."""
+    """One recorded version of a memory: ``version`` counts them from 1 (what
+    ``mem memories restore`` takes), ``seq`` is the store's own order."""
 
+    version: int = 0
     seq: int
-    action: Literal["create", "update", "verify", "delete"]
+    action: Literal["create", "update", "verify", "restore", "delete"]
     at: str
     memory: Memory
 
     def to_json(self) -> dict[str, Any]:
-        return {"seq": self.seq, "action": self.action, "at": self.at, "memory": self.memory.to_json()}
+        return {
+            "version": self.version,
+            "seq": self.seq,
+            "action": self.action,
+            "at": self.at,
+            "memory": self.memory.to_json(),
+        }
 
 
 class HistoryResult(BaseModel):
-    """Every version of one memory, oldest first (deleted ones too)."""
+    """Every version of one memory, oldest first (deleted ones too).
+    JSON: ``{"count", "history"}``."""
 
     entries: list[HistoryEntry]
+    #: the memory as it was named
+    ref: str = ""
+    store: StoreName = "project"
 
     def to_json(self) -> dict[str, Any]:
         return {"count": len(self.entries), "history": [e.to_json() for e in self.entries]}
@@ -641,28 +656,37 @@ def remember(
     priority: str | None = None,
     confidence: str | float | None = None,
     expires: str | None = None,
+    no_tags: bool = False,
+    no_expiry: bool = False,
     mind: str | None = None,
     user: bool = False,
     as_user: bool = False,
-    confirm: Confirm | None = terminal_confirmation,
+    confirm: Confirm | None = human_confirmation,
     directory: str | None = None,
     now: str | None = None,
     kernel: Kernel | None = None,
 ) -> RememberResult:
     """Store a memory, or update the one with the same (mind, category, key).
 
-    An update overwrites content, tags, priority, confidence and expires_at
-    and bumps ``updated_at``; the previous value stays in the history. An
-    agent's update that changes nothing writes nothing; one that changes a
-    verified memory makes it unverified (``source`` becomes ``agent``).
-    ``as_user`` stores ``source:"user"``, verified, after ``confirm``.
+    An update replaces the content and bumps ``updated_at``; tags, priority,
+    confidence and ``expires_at`` change only when given (``tags`` replaces
+    the set; ``no_tags`` and ``no_expiry`` clear them), what is not given
+    keeps its value, and the previous value stays in the history. An update
+    that changes nothing writes nothing (``changed`` false). An agent's
+    update of a memory a human stated (``source:"user"``) is refused; one
+    that changes a verified agent memory makes it unverified. ``as_user``
+    stores ``source:"user"``, verified, after ``confirm``.
     """
     now = now or now_iso()
     category = parse_category(category)
     key = parse_key(key)
     content = parse_content(content)
-    tag_list = parse_tags(tags)
-    level = parse_priority(priority)
+    if no_tags and tags is not None:
+        raise MemError("--tag and --no-tags cannot be used together")
+    if no_expiry and expires is not None:
+        raise MemError("--expires and --no-expiry cannot be used together")
+    tag_list = [] if no_tags else parse_tags(tags) if tags is not None else None
+    level = parse_priority(priority, default=None)
     explicit_confidence = parse_confidence(confidence)
     expires_at = parse_expires(expires, now)
     parse_mind(mind)
@@ -673,21 +697,30 @@ def remember(
         )
         _ask(confirm, "remember", question)
     source = "user" if as_user else "agent"
-    conf = explicit_confidence
-    if conf is None:
-        conf = USER_CONFIDENCE if as_user else AGENT_CONFIDENCE
-    values = {"content": content, "tags": tag_list, "priority": level, "expires_at": expires_at}
+    given: dict[str, Any] = {"content": content}
+    if tag_list is not None:
+        given["tags"] = tag_list
+    if level is not None:
+        given["priority"] = level
+    if expires_at is not None or no_expiry:
+        given["expires_at"] = expires_at
     with backend.open(directory_path, create=True) as store, store.transaction():
         old = store.get_by_key(mind_id, category, key)
         if old is None:
+            conf = explicit_confidence
+            if conf is None:
+                conf = USER_CONFIDENCE if as_user else AGENT_CONFIDENCE
             record = {
                 "id": _new_id(store),
                 "category": category,
                 "key": key,
-                **values,
+                "content": content,
+                "tags": tag_list or [],
+                "priority": level or "normal",
                 "source": source,
                 "verified": as_user,
                 "confidence": conf,
+                "expires_at": expires_at,
                 "mind_id": mind_id,
                 "created_at": now,
                 "updated_at": now,
@@ -696,23 +729,21 @@ def remember(
             store.insert(record, at=now)
             created = changed = True
         else:
-            same = all(old[name] == value for name, value in values.items())
+            conf = explicit_confidence
+            if conf is None:
+                # a memory a human now states takes the human's default, unless it was theirs already
+                conf = USER_CONFIDENCE if as_user and old["source"] != "user" else old["confidence"]
+            given["confidence"] = conf
+            same = all(old[name] == value for name, value in given.items())
             if as_user:
-                same = same and old["source"] == "user" and old["verified"] and old["confidence"] == conf
-            elif explicit_confidence is not None:
-                same = same and old["confidence"] == conf
+                same = same and old["source"] == "user" and old["verified"]
             created = False
             changed = not same
             record = old
+            if changed and not as_user and old["source"] == "user":
+                raise MemError(stated_by_human(old))
             if changed:
-                record = {
-                    **old,
-                    **values,
-                    "source": source,
-                    "verified": as_user,
-                    "confidence": conf,
-                    "updated_at": now,
-                }
+                record = {**old, **given, "source": source, "verified": as_user, "updated_at": now}
                 store.update(record, action="update", at=now)
     if changed and not user:
         from mem_core.brief.refresh import refresh_brief
@@ -721,6 +752,11 @@ def remember(
     return RememberResult(
         memory=Memory.model_validate(record), created=created, changed=changed, store=_store_name(user)
     )
+
+
+def stated_by_human(record: dict[str, Any]) -> str:
+    """The refusal of an agent's change to a memory a human stated."""
+    return f"{record['category']}/{record['key']} was stated by a human; only a human can change it"
 
 
 def list_memories(
@@ -772,10 +808,15 @@ def list_memories(
         expires_before=expires_before,
         limit=count,
     )
+    from mem_core.memories.lifecycle import check_mind
+
     records: list[dict[str, Any]] = []
     if backend.exists(directory_path):
         with backend.open(directory_path, create=False) as store:
+            check_mind(store, mind, mind_id, directory, kernel, user)
             records = store.search(words, where) if words is not None else store.query(where)
+    else:
+        check_mind(None, mind, mind_id, directory, kernel, user)
     return MemoriesResult(
         memories=[Memory.model_validate(r) for r in records],
         mind=mind_id,
@@ -804,7 +845,7 @@ def forget(
     directory: str | None = None,
     now: str | None = None,
     kernel: Kernel | None = None,
-    confirm: Confirm | None = terminal_confirmation,
+    confirm: Confirm | None = human_confirmation,
 ) -> ForgetResult:
     """Delete a memory (by id, or ``<category>/<key>`` in ``mind``); the
     history keeps a tombstone with its last value.
@@ -830,7 +871,7 @@ def verify(
     *,
     mind: str | None = None,
     user: bool = False,
-    confirm: Confirm | None = terminal_confirmation,
+    confirm: Confirm | None = human_confirmation,
     directory: str | None = None,
     now: str | None = None,
     kernel: Kernel | None = None,
@@ -878,10 +919,15 @@ def context_summary(
         from mem_core.settings import project_settings
 
         tokens = project_settings(directory, kernel).context_budget
+    from mem_core.memories.lifecycle import check_mind
+
     records: list[dict[str, Any]] = []
     if backend.exists(directory_path):
         with backend.open(directory_path, create=False) as store:
+            check_mind(store, mind, mind_id, directory, kernel, user)
             records = store.query(MemoryFilter(now=now, mind_id=mind_id))
+    else:
+        check_mind(None, mind, mind_id, directory, kernel, user)
     memories = [Memory.model_validate(r) for r in records]
     verified = sum(1 for m in memories if m.verified)
     summary = ContextSummary(
@@ -938,7 +984,15 @@ def memory_history(
         raise _not_found(ref, mind_id, user)
     return HistoryResult(
         entries=[
-            HistoryEntry(seq=e["seq"], action=e["action"], at=e["at"], memory=Memory.model_validate(e["memory"]))
-            for e in entries
-        ]
+            HistoryEntry(
+                version=number,
+                seq=e["seq"],
+                action=e["action"],
+                at=e["at"],
+                memory=Memory.model_validate(e["memory"]),
+            )
+            for number, e in enumerate(entries, 1)
+        ],
+        ref=ref,
+        store=_store_name(user),
     )

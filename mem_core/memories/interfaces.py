@@ -5,6 +5,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from mem_core.errors import MemError
+
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
@@ -118,16 +120,17 @@ class MemoryStore(ABC):
         that an id is never reused."""
 
     @abstractmethod
-    def insert(self, record: dict[str, Any], *, at: str) -> None:
-        """Add a new memory (its id and its (mind, category, key) are unused)
-        and record it in the history as ``create`` at ``at``."""
+    def insert(self, record: dict[str, Any], *, at: str, action: str = "create") -> None:
+        """Add a new memory (its (mind, category, key) is unused; its id is
+        new, or that of a forgotten memory brought back) and record it in the
+        history as ``action`` (``create``, or ``restore``) at ``at``."""
 
     @abstractmethod
     def update(self, record: dict[str, Any], *, action: str, at: str) -> None:
         """Replace the memory with ``record["id"]`` (same mind, category and
         key) and record the new value in the history as ``action``
-        (``update`` or ``verify``) at ``at``; the previous value stays in the
-        history."""
+        (``update``, ``verify`` or ``restore``) at ``at``; the previous value
+        stays in the history."""
 
     @abstractmethod
     def delete(self, memory_id: str, *, at: str) -> None:
@@ -138,7 +141,50 @@ class MemoryStore(ABC):
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """Every recorded version of a memory, oldest first, deleted ones
         included: ``{"seq", "memory_id", "action", "at", "memory": <record>}``
-        with ``action`` one of ``create update verify delete``."""
+        with ``action`` one of ``create update verify restore delete``."""
+
+    # -- lifecycle: minds, signatures, moving a store (structured-memory.md) ----
+
+    def minds(self) -> list[tuple[str, int]]:
+        """Every mind that holds a memory (expired ones included), by name,
+        with how many it holds. This default lists every memory; a backend
+        may count in its database instead."""
+        from mem_core.memories.records import MemoryFilter
+
+        counts: dict[str, int] = {}
+        for record in self.query(MemoryFilter(now="", include_expired=True)):
+            counts[record["mind_id"]] = counts.get(record["mind_id"], 0) + 1
+        return sorted(counts.items())
+
+    def signatures(self, memory_id: str) -> list[dict[str, Any]]:
+        """The humans' signatures stored for a memory, oldest first, as plain
+        JSON objects (what ``mem memories export`` writes). By default a
+        store keeps none."""
+        del memory_id
+        return []
+
+    def add_signature(self, memory_id: str, signature: dict[str, Any]) -> None:
+        """Store a signature (one entry of :meth:`signatures`) for a memory,
+        inside :meth:`transaction`, as ``mem memories import`` reads it. By
+        default a store keeps none and refuses."""
+        del memory_id, signature
+        raise MemError(f"the {self.name} memory store cannot keep signatures")
+
+    def known_ids(self) -> list[str]:
+        """Every memory id the history holds (forgotten memories included),
+        in the order they were first recorded: what ``mem memories export``
+        writes. A backend that supports moving stores implements it."""
+        raise MemError(f"the {self.name} memory store cannot export its memories")
+
+    def import_memory(self, record: dict[str, Any], history: list[dict[str, Any]], *, forgotten: bool) -> None:
+        """Bring in a memory from another store, inside :meth:`transaction`:
+        append ``history`` (``{"action", "at", "memory"}`` entries, oldest
+        first) to the history as it is, and unless ``forgotten`` make
+        ``record`` the current memory, without recording anything more. Its
+        id is unknown to this store and its (mind, category, key) unused.
+        A backend that supports moving stores implements it."""
+        del record, history, forgotten
+        raise MemError(f"the {self.name} memory store cannot import memories")
 
     @abstractmethod
     def query(self, where: MemoryFilter) -> list[dict[str, Any]]:

@@ -488,3 +488,79 @@ class MemoryStoreContract:
         assert {r["id"] for r in must} <= set(found_ids)
         assert all(keeps(r) for r in found)  # nothing expired
         assert found == sort_records(found)  # in the documented order
+
+    # -- lifecycle: restore, minds, moving a store -------------------------------
+
+    def test_insert_records_the_action_it_is_given(self, mem_store: MemoryStore) -> None:
+        r = record()
+        insert(mem_store, r)
+        with mem_store.transaction():
+            mem_store.delete(r["id"], at=LATER)
+        back = {**r, "updated_at": LATER}
+        with mem_store.transaction():
+            mem_store.insert(back, at=LATER, action="restore")
+        assert mem_store.get(r["id"]) == back
+        assert [(e["action"], e["at"]) for e in mem_store.history(r["id"])] == [
+            ("create", NOW),
+            ("delete", LATER),
+            ("restore", LATER),
+        ]
+        changed = {**back, "content": "restored again"}
+        with mem_store.transaction():
+            mem_store.update(changed, action="restore", at=LATER)
+        assert mem_store.history(r["id"])[-1]["action"] == "restore"
+
+    def test_minds_count_the_memories_of_each_mind(self, mem_store: MemoryStore) -> None:
+        assert mem_store.minds() == []
+        records = _sample()
+        insert(mem_store, *records)
+        with mem_store.transaction():
+            mem_store.delete(records[0]["id"], at=LATER)
+        counts: dict[str, int] = {}
+        for r in records[1:]:
+            counts[r["mind_id"]] = counts.get(r["mind_id"], 0) + 1
+        assert mem_store.minds() == sorted(counts.items())
+
+    def test_signatures_are_none_by_default(self, mem_store: MemoryStore) -> None:
+        r = record()
+        insert(mem_store, r)
+        if type(mem_store).signatures is MemoryStore.signatures:
+            assert mem_store.signatures(r["id"]) == []
+        else:
+            assert isinstance(mem_store.signatures(r["id"]), list)
+
+    def test_an_imported_memory_keeps_its_history_as_it_was(self, mem_store: MemoryStore) -> None:
+        if type(mem_store).import_memory is MemoryStore.import_memory:
+            pytest.skip("this backend does not import memories (optional)")
+        first = record(content="first")
+        insert(mem_store, first)
+        current = record(content="second version", updated_at=LATER)
+        history = [
+            {"action": "create", "at": NOW, "memory": {**current, "content": "first version", "updated_at": NOW}},
+            {"action": "update", "at": LATER, "memory": current},
+        ]
+        gone = record(content="forgotten")
+        gone_history = [
+            {"action": "create", "at": NOW, "memory": gone},
+            {"action": "delete", "at": LATER, "memory": gone},
+        ]
+        with mem_store.transaction():
+            mem_store.import_memory(current, history, forgotten=False)
+            mem_store.import_memory(gone, gone_history, forgotten=True)
+        assert mem_store.get(current["id"]) == current
+        assert mem_store.get(gone["id"]) is None and mem_store.id_known(gone["id"])
+        assert [{k: e[k] for k in ("action", "at", "memory")} for e in mem_store.history(current["id"])] == history
+        assert [e["action"] for e in mem_store.history(gone["id"])] == ["create", "delete"]
+        assert mem_store.known_ids() == [first["id"], current["id"], gone["id"]]
+        assert [m["id"] for m in mem_store.search(["second"], MemoryFilter(now=LATER))] == [current["id"]]
+        assert current["id"] in [m["id"] for m in mem_store.recall_candidates(["second"], now=LATER)]
+
+    def test_a_failed_import_leaves_nothing(self, mem_store: MemoryStore) -> None:
+        if type(mem_store).import_memory is MemoryStore.import_memory:
+            pytest.skip("this backend does not import memories (optional)")
+        r = record()
+        with pytest.raises(RuntimeError), mem_store.transaction():
+            mem_store.import_memory(r, [{"action": "create", "at": NOW, "memory": r}], forgotten=False)
+            raise RuntimeError("the import failed later")
+        assert mem_store.get(r["id"]) is None and not mem_store.id_known(r["id"])
+        assert mem_store.known_ids() == []

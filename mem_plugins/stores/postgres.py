@@ -42,7 +42,7 @@ default — never in a config file. Its password is never shown:
 * **Recall** preselects by an indexed ``text[]`` of each memory's recall
   terms (``&&`` overlap with the query tokens, GIN).
 * **History**: ``mem_history`` gets every version (create, update, verify,
-  delete tombstone) in the same transaction; a trigger refuses UPDATE,
+  restore, delete tombstone) in the same transaction; a trigger refuses UPDATE,
   DELETE and TRUNCATE on it.
 * **Schema versions**: ``mem_schema_migrations`` lists the applied steps of
   :data:`MIGRATIONS`; opening a store applies the missing ones in order, in
@@ -172,8 +172,17 @@ def _migrate_1(conn: psycopg.Connection[Any]) -> None:
         conn.execute(statement)
 
 
+def _migrate_2(conn: psycopg.Connection[Any]) -> None:
+    """The history also records restore (mem memories restore)."""
+    conn.execute("ALTER TABLE mem_history DROP CONSTRAINT mem_history_action_check")
+    conn.execute(
+        "ALTER TABLE mem_history ADD CONSTRAINT mem_history_action_check "
+        "CHECK (action IN ('create', 'update', 'verify', 'restore', 'delete'))"
+    )
+
+
 #: ordered schema steps; ``mem_schema_migrations`` holds one row per applied step
-MIGRATIONS: tuple[Callable[[psycopg.Connection[Any]], None], ...] = (_migrate_1,)
+MIGRATIONS: tuple[Callable[[psycopg.Connection[Any]], None], ...] = (_migrate_1, _migrate_2)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _VERSION_TABLE = """
@@ -503,6 +512,20 @@ class PostgresStore(MemoryStore):
             entries.append({"seq": seq, "memory_id": mid, "action": action, "at": at, "memory": memory})
         return entries
 
+    def minds(self) -> list[tuple[str, int]]:
+        rows = self._rows(
+            "SELECT mind_id, count(*) FROM mem_memories WHERE store = %s GROUP BY mind_id ORDER BY mind_id",
+            (self._store_id,),
+        )
+        return [(mind, int(count)) for mind, count in rows]
+
+    def known_ids(self) -> list[str]:
+        rows = self._rows(
+            "SELECT memory_id FROM mem_history WHERE store = %s GROUP BY memory_id ORDER BY min(seq)",
+            (self._store_id,),
+        )
+        return [row[0] for row in rows]
+
     def _where(self, where: MemoryFilter) -> tuple[list[str], list[Any]]:
         from mem_core.memories.records import sql_conditions
 
@@ -556,7 +579,7 @@ class PostgresStore(MemoryStore):
             (self._store_id, record["id"], action, at, dumps(record)),
         )
 
-    def insert(self, record: dict[str, Any], *, at: str) -> None:
+    def insert(self, record: dict[str, Any], *, at: str, action: str = "create") -> None:
         conn = self._writing()
         values = {**_values(record), "store": self._store_id}
         with self._errors():
@@ -566,8 +589,33 @@ class PostgresStore(MemoryStore):
                 "(%(store)s, %(id)s, %(mind_id)s, %(category)s, %(key)s, %(content)s, %(tags)s::text[], "
                 "%(priority)s, %(source)s, %(verified)s, %(confidence)s, %(expires_at)s, %(created_at)s, "
                 "%(updated_at)s, %(search)s::tsvector, %(terms)s::text[]) RETURNING id) " + _LOG_ADDED,
-                {**values, "action": "create", "at": at},
+                {**values, "action": action, "at": at},
             )
+
+    def import_memory(self, record: dict[str, Any], history: list[dict[str, Any]], *, forgotten: bool) -> None:
+        from mem_core.js.jsonfmt import dumps
+
+        conn = self._writing()
+        with self._errors():
+            if not forgotten:
+                values = {**_values(record), "store": self._store_id}
+                conn.execute(
+                    "INSERT INTO mem_memories (store, id, mind_id, category, key, content, tags, priority, source, "
+                    "verified, confidence, expires_at, created_at, updated_at, search, terms) VALUES "
+                    "(%(store)s, %(id)s, %(mind_id)s, %(category)s, %(key)s, %(content)s, %(tags)s::text[], "
+                    "%(priority)s, %(source)s, %(verified)s, %(confidence)s, %(expires_at)s, %(created_at)s, "
+                    "%(updated_at)s, %(search)s::tsvector, %(terms)s::text[])",
+                    values,
+                )
+            rows = []
+            for entry in history:
+                _check_text(entry["memory"])
+                rows.append((self._store_id, record["id"], entry["action"], entry["at"], dumps(entry["memory"])))
+            with conn.cursor() as cursor:
+                cursor.executemany(
+                    "INSERT INTO mem_history (store, memory_id, action, at, record) VALUES (%s, %s, %s, %s, %s::json)",
+                    rows,
+                )
 
     def update(self, record: dict[str, Any], *, action: str, at: str) -> None:
         conn = self._writing()

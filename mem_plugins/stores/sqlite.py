@@ -11,7 +11,7 @@
   A second FTS5 index holds each memory's recall terms (mem-cli.md §1 tokens)
   so that ``mem recall`` reads only the memories that can match.
 * **History**: ``memory_history`` gets every version (create, update, verify,
-  delete tombstone) in the same transaction as the change; triggers make it
+  restore, delete tombstone) in the same transaction as the change; triggers make it
   append-only.
 * **Schema versions**: ``PRAGMA user_version`` is the number of
   :data:`MIGRATIONS` applied; opening a store applies the missing ones, in
@@ -150,8 +150,32 @@ def _migrate_2(conn: sqlite3.Connection) -> None:
         _write_terms(conn, row[0], _record(row[1:]))
 
 
+def _migrate_3(conn: sqlite3.Connection) -> None:
+    """The history also records ``restore`` (``mem memories restore``): the
+    table is rebuilt with every row, seq and order kept, append-only again."""
+    for statement in (
+        "DROP TRIGGER memory_history_no_update",
+        "DROP TRIGGER memory_history_no_delete",
+        "ALTER TABLE memory_history RENAME TO memory_history_old",
+        """
+        CREATE TABLE memory_history (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            memory_id TEXT NOT NULL,
+            action TEXT NOT NULL CHECK (action IN ('create', 'update', 'verify', 'restore', 'delete')),
+            at TEXT NOT NULL,
+            record TEXT NOT NULL
+        )
+        """,
+        "INSERT INTO memory_history (seq, memory_id, action, at, record) "
+        "SELECT seq, memory_id, action, at, record FROM memory_history_old ORDER BY seq",
+        "DROP TABLE memory_history_old",
+        *_V1[-3:],
+    ):
+        conn.execute(statement)
+
+
 #: ordered schema steps; ``PRAGMA user_version`` = how many are applied
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migrate_1, _migrate_2)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migrate_1, _migrate_2, _migrate_3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -381,6 +405,24 @@ class SqliteStore(MemoryStore):
             entries.append({"seq": seq, "memory_id": mid, "action": action, "at": at, "memory": memory})
         return entries
 
+    def minds(self) -> list[tuple[str, int]]:
+        with self._errors():
+            rows = (
+                self._connection()
+                .execute("SELECT mind_id, count(*) FROM memories GROUP BY mind_id ORDER BY mind_id")
+                .fetchall()
+            )
+        return [(mind, int(count)) for mind, count in rows]
+
+    def known_ids(self) -> list[str]:
+        with self._errors():
+            rows = (
+                self._connection()
+                .execute("SELECT memory_id FROM memory_history GROUP BY memory_id ORDER BY min(seq)")
+                .fetchall()
+            )
+        return [row[0] for row in rows]
+
     def _where(self, where: MemoryFilter) -> tuple[list[str], list[Any]]:
         from mem_core.memories.records import sql_conditions
 
@@ -453,16 +495,11 @@ class SqliteStore(MemoryStore):
         conn.execute("DELETE FROM memory_tags WHERE memory = ?", (n,))
         conn.executemany("INSERT INTO memory_tags (memory, tag) VALUES (?, ?)", [(n, tag) for tag in tags])
 
-    def insert(self, record: dict[str, Any], *, at: str) -> None:
+    def insert(self, record: dict[str, Any], *, at: str, action: str = "create") -> None:
         conn = self._writing()
         with self._errors():
-            n = conn.execute(
-                f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 13)})", _row(record)
-            ).lastrowid
-            assert n is not None
-            self._write_tags(conn, n, record["tags"])
-            _write_terms(conn, n, record)
-            self._log(conn, record, "create", at)
+            self._add_row(conn, record)
+            self._log(conn, record, action, at)
 
     def update(self, record: dict[str, Any], *, action: str, at: str) -> None:
         conn = self._writing()
@@ -482,6 +519,24 @@ class SqliteStore(MemoryStore):
             self._write_tags(conn, n, record["tags"])
             _write_terms(conn, n, record)
             self._log(conn, record, action, at)
+
+    def _add_row(self, conn: sqlite3.Connection, record: dict[str, Any]) -> None:
+        n = conn.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 13)})", _row(record)).lastrowid
+        assert n is not None
+        self._write_tags(conn, n, record["tags"])
+        _write_terms(conn, n, record)
+
+    def import_memory(self, record: dict[str, Any], history: list[dict[str, Any]], *, forgotten: bool) -> None:
+        from mem_core.js.jsonfmt import dumps
+
+        conn = self._writing()
+        with self._errors():
+            if not forgotten:
+                self._add_row(conn, record)
+            conn.executemany(
+                "INSERT INTO memory_history (memory_id, action, at, record) VALUES (?, ?, ?, ?)",
+                [(record["id"], e["action"], e["at"], dumps(e["memory"])) for e in history],
+            )
 
     def delete(self, memory_id: str, *, at: str) -> None:
         conn = self._writing()

@@ -123,12 +123,26 @@ class DictStore(MemoryStore):
              "memory": copy.deepcopy(record)}
         )  # fmt: skip
 
-    def insert(self, record: dict[str, Any], *, at: str) -> None:
+    def insert(self, record: dict[str, Any], *, at: str, action: str = "create") -> None:
         work = self._writing()
         if record["id"] in work.memories or self.get_by_key(record["mind_id"], record["category"], record["key"]):
             raise MemError(f"Memory store {self.location}: the memory already exists.")
         work.memories[record["id"]] = copy.deepcopy(record)
-        self._log(work, record, "create", at)
+        self._log(work, record, action, at)
+
+    def known_ids(self) -> list[str]:
+        return list(dict.fromkeys(e["memory_id"] for e in self._view().history))
+
+    def import_memory(self, record: dict[str, Any], history: list[dict[str, Any]], *, forgotten: bool) -> None:
+        work = self._writing()
+        if self.id_known(record["id"]) or (
+            not forgotten and self.get_by_key(record["mind_id"], record["category"], record["key"])
+        ):
+            raise MemError(f"Memory store {self.location}: the memory already exists.")
+        if not forgotten:
+            work.memories[record["id"]] = copy.deepcopy(record)
+        for entry in history:
+            self._log(work, entry["memory"], entry["action"], entry["at"])
 
     def update(self, record: dict[str, Any], *, action: str, at: str) -> None:
         work = self._writing()

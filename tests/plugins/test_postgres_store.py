@@ -237,9 +237,11 @@ def test_migrations_apply_in_order_once_and_a_newer_database_is_refused(
     own = new_database_dsn()
     backend = PostgresStore.bind(own)
     with backend.open(str(tmp_path / "a"), create=True) as store:
-        assert store.schema_version == postgres_store.SCHEMA_VERSION == 1
+        assert store.schema_version == postgres_store.SCHEMA_VERSION == len(postgres_store.MIGRATIONS)
+    shipped = postgres_store.SCHEMA_VERSION
     rows = sql(own, "SELECT version, description FROM mem_schema_migrations ORDER BY version")
-    assert rows == [(1, "Stores, memories (with their search vector and recall terms), the append-only history.")]
+    assert rows[0] == (1, "Stores, memories (with their search vector and recall terms), the append-only history.")
+    assert [version for version, _ in rows] == list(range(1, shipped + 1))
 
     applied: list[Any] = []
 
@@ -249,13 +251,13 @@ def test_migrations_apply_in_order_once_and_a_newer_database_is_refused(
         conn.execute("CREATE TABLE mem_test_step (x integer)")
 
     monkeypatch.setattr(postgres_store, "MIGRATIONS", (*postgres_store.MIGRATIONS, _migrate_2))
-    monkeypatch.setattr(postgres_store, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(postgres_store, "SCHEMA_VERSION", shipped + 1)
     for _ in range(2):
         with backend.open(str(tmp_path / "a"), create=False) as store:
-            assert store.schema_version == 2
-    assert applied == [1]  # once, after step 1
-    assert sql(own, "SELECT version, description FROM mem_schema_migrations WHERE version = 2") == [
-        (2, "A later step.")
+            assert store.schema_version == shipped + 1
+    assert applied == [shipped]  # once, after the shipped steps
+    assert sql(own, "SELECT version, description FROM mem_schema_migrations WHERE version = %s", (shipped + 1,)) == [
+        (shipped + 1, "A later step.")
     ]
     assert sql(own, "SELECT to_regclass('mem_test_step') IS NOT NULL") == [(True,)]
 
@@ -263,7 +265,9 @@ def test_migrations_apply_in_order_once_and_a_newer_database_is_refused(
     stores = sql(own, "SELECT namespace FROM mem_stores ORDER BY id")
     with pytest.raises(MemError) as caught:
         backend.open(str(tmp_path / "b"), create=True)
-    assert caught.value.message.endswith("has schema version 7; this mem knows up to 2. Upgrade mem to use it.")
+    assert caught.value.message.endswith(
+        f"has schema version 7; this mem knows up to {shipped + 1}. Upgrade mem to use it."
+    )
     assert sql(own, "SELECT namespace FROM mem_stores ORDER BY id") == stores
     assert not (tmp_path / "b").exists()
 
@@ -277,7 +281,7 @@ def test_a_failed_migration_leaves_nothing(monkeypatch: pytest.MonkeyPatch, tmp_
         conn.execute("SELECT 1/0")
 
     monkeypatch.setattr(postgres_store, "MIGRATIONS", (*postgres_store.MIGRATIONS, _migrate_2))
-    monkeypatch.setattr(postgres_store, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(postgres_store, "SCHEMA_VERSION", len(postgres_store.MIGRATIONS))
     with pytest.raises(MemError, match="division by zero"):
         PostgresStore.bind(own).open(str(tmp_path / "a"), create=True)
     assert sql(own, "SELECT to_regclass('mem_schema_migrations'), to_regclass('mem_half_done')") == [(None, None)]

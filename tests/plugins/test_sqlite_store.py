@@ -37,7 +37,7 @@ def test_one_file_in_wal_mode(directory: Path) -> None:
     assert sorted(os.listdir(directory)) == [FILE]  # the WAL is checkpointed away on close
     conn = sqlite3.connect(directory / FILE)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == len(MIGRATIONS) == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == len(MIGRATIONS) == 3
     conn.close()
 
 
@@ -149,3 +149,33 @@ def test_a_file_that_is_not_a_database_is_reported_and_kept(directory: Path) -> 
         f"Memory store {directory / FILE} is not a SQLite database or is damaged; inspect it before using it."
     )
     assert (directory / FILE).read_bytes() == b"not a database at all, just text" * 100
+
+
+def test_the_history_migration_keeps_every_row_and_accepts_restore(directory: Path) -> None:
+    """Step 3 rebuilds ``memory_history`` (its CHECK gains ``restore``): every
+    row, its seq and order are kept, and it is append-only again."""
+    directory.mkdir()
+    conn = sqlite3.connect(directory / FILE, isolation_level=None)
+    for step in MIGRATIONS[:2]:
+        step(conn)
+    conn.execute("PRAGMA user_version = 2")
+    for seq, action in ((3, "create"), (7, "update"), (9, "delete")):
+        conn.execute(
+            "INSERT INTO memory_history (seq, memory_id, action, at, record) VALUES (?, 'mem_01', ?, ?, ?)",
+            (seq, action, NOW, '{"id":"mem_01","confidence":1}'),
+        )
+    before = conn.execute("SELECT * FROM memory_history ORDER BY seq").fetchall()
+    conn.close()
+    with SqliteStore.open(str(directory), create=False) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert [e["seq"] for e in store.history("mem_01")] == [3, 7, 9]
+        assert store.known_ids() == ["mem_01"]
+        with store.transaction():
+            store.insert(record(id="mem_01"), at=NOW, action="restore")
+        assert [e["action"] for e in store.history("mem_01")] == ["create", "update", "delete", "restore"]
+    conn = sqlite3.connect(directory / FILE)
+    assert conn.execute("SELECT * FROM memory_history ORDER BY seq").fetchall()[:3] == before
+    assert conn.execute("SELECT max(seq) FROM memory_history").fetchone()[0] == 10
+    with pytest.raises(sqlite3.DatabaseError, match="memory_history is append-only"):
+        conn.execute("DELETE FROM memory_history")
+    conn.close()
