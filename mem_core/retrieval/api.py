@@ -50,7 +50,14 @@ class RecallResult:
         return data
 
 
+#: built-in rankers the reference does not have: left out of the "ranking
+#: must be …" message, whose bytes are the reference's (``mem plugins`` and
+#: ``--help`` list them)
+_NOT_IN_MESSAGE = frozenset(("bm25",))
+
+
 def _ranking_names(names: list[str]) -> str:
+    names = [name for name in names if name not in _NOT_IN_MESSAGE] or names
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
@@ -87,14 +94,23 @@ def recall(
 ) -> RecallResult:
     """Ranked retrieval over every active note source (mem-cli.md §2) of the
     project of ``directory`` (see :func:`mem_core.project.find_project`);
-    ``portfolio`` defaults to the ``portfolio`` setting."""
+    ``portfolio`` defaults to the ``portfolio`` setting, ``ranking`` to the
+    ``recall_ranking`` setting (``lexical`` unless a config file says
+    otherwise)."""
     scope = scope or "project"
-    ranking = ranking or "lexical"
     if not isinstance(query, str) or not js_trim(query):
         raise MemError("recall: query must be a non-empty string")
     kernel, settings = resolve(directory, kernel)
     rankers = kernel.rankers
-    ranker_cls = rankers.require(ranking, f"recall: ranking must be {_ranking_names(rankers.names())}")
+    if ranking:
+        ranker_cls = rankers.require(ranking, f"recall: ranking must be {_ranking_names(rankers.names())}")
+    else:
+        ranking = settings.get("recall_ranking")
+        ranker_cls = rankers.require(
+            ranking,
+            f"recall: ranking must be {_ranking_names(rankers.names())} "
+            f"(got {ranking!r} from {settings.where('recall_ranking')})",
+        )
     count = parse_limit(limit)
     now = now or now_iso()
     if isinstance(context_scope, str):  # commander: an empty value is no value; trim as JS trims
