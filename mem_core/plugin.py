@@ -37,6 +37,8 @@ _NAMES = {
     "search_terms": "mem_core.retrieval.analysis",
     "search_query_terms": "mem_core.retrieval.analysis",
     "fold_text": "mem_core.retrieval.analysis",
+    "search_words": "mem_core.retrieval.analysis",
+    "search_stem": "mem_core.retrieval.analysis",
     # the other plugin kinds
     "RewardSignal": "mem_core.reinforcement.interfaces",
     "OutcomeVerifier": "mem_core.evidence.interfaces",
@@ -84,6 +86,7 @@ _ALIASES = {
     "search_terms": "terms",
     "search_query_terms": "query_terms",
     "fold_text": "fold",
+    "search_stem": "stem",
 }
 
 __all__ = ["hookimpl", "MemError", *_NAMES]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["fold", "words", "stem", "terms", "query_terms", "STOPWORDS"]
+__all__ = ["fold", "words", "stem", "terms", "query_terms", "search_words", "STOPWORDS"]
 
 # Han (with extensions A and compatibility ideographs), kana, Hangul syllables
 _CJK_RANGES = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -129,3 +129,14 @@ def query_terms(text: str) -> list[str]:
     found = words(text)
     kept = [word for word in found if word not in STOPWORDS] or found
     return list(dict.fromkeys(_stem(word) for word in kept))
+
+
+def search_words(given: list[str]) -> list[tuple[str, ...]]:
+    """What a full-text search of memories looks for, any of it: each given
+    word as its folded words — one, or a phrase for a word of several
+    (``cache-values``) —, unique, without the one-word :data:`STOPWORDS`
+    (all of them when every one is a stopword)."""
+    found = [tuple(words(text)) for text in given]
+    found = [phrase for phrase in found if phrase]
+    kept = [phrase for phrase in found if len(phrase) > 1 or phrase[0] not in STOPWORDS] or found
+    return list(dict.fromkeys(kept))

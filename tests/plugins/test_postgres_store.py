@@ -236,26 +236,34 @@ def test_migrations_apply_in_order_once_and_a_newer_database_is_refused(
 ) -> None:
     own = new_database_dsn()
     backend = PostgresStore.bind(own)
+    current = postgres_store.SCHEMA_VERSION
     with backend.open(str(tmp_path / "a"), create=True) as store:
-        assert store.schema_version == postgres_store.SCHEMA_VERSION == 1
+        assert store.schema_version == current == len(postgres_store.MIGRATIONS) == 2
     rows = sql(own, "SELECT version, description FROM mem_schema_migrations ORDER BY version")
-    assert rows == [(1, "Stores, memories (with their search vector and recall terms), the append-only history.")]
+    assert rows == [
+        (1, "Stores, memories (with their search vector and recall terms), the append-only history."),
+        (
+            2,
+            "Search vectors rebuilt from English stems, for searches that find what people type (caching finds cache).",
+        ),
+    ]
 
     applied: list[Any] = []
 
-    def _migrate_2(conn: Any) -> None:
+    def _migrate_later(conn: Any) -> None:
         """A later step."""
         applied.append(conn.execute("SELECT max(version) FROM mem_schema_migrations").fetchone()[0])
         conn.execute("CREATE TABLE mem_test_step (x integer)")
 
-    monkeypatch.setattr(postgres_store, "MIGRATIONS", (*postgres_store.MIGRATIONS, _migrate_2))
-    monkeypatch.setattr(postgres_store, "SCHEMA_VERSION", 2)
+    later = current + 1
+    monkeypatch.setattr(postgres_store, "MIGRATIONS", (*postgres_store.MIGRATIONS, _migrate_later))
+    monkeypatch.setattr(postgres_store, "SCHEMA_VERSION", later)
     for _ in range(2):
         with backend.open(str(tmp_path / "a"), create=False) as store:
-            assert store.schema_version == 2
-    assert applied == [1]  # once, after step 1
-    assert sql(own, "SELECT version, description FROM mem_schema_migrations WHERE version = 2") == [
-        (2, "A later step.")
+            assert store.schema_version == later
+    assert applied == [current]  # once, after the steps before it
+    assert sql(own, "SELECT version, description FROM mem_schema_migrations WHERE version = %s", (later,)) == [
+        (later, "A later step.")
     ]
     assert sql(own, "SELECT to_regclass('mem_test_step') IS NOT NULL") == [(True,)]
 
@@ -263,7 +271,7 @@ def test_migrations_apply_in_order_once_and_a_newer_database_is_refused(
     stores = sql(own, "SELECT namespace FROM mem_stores ORDER BY id")
     with pytest.raises(MemError) as caught:
         backend.open(str(tmp_path / "b"), create=True)
-    assert caught.value.message.endswith("has schema version 7; this mem knows up to 2. Upgrade mem to use it.")
+    assert caught.value.message.endswith(f"has schema version 7; this mem knows up to {later}. Upgrade mem to use it.")
     assert sql(own, "SELECT namespace FROM mem_stores ORDER BY id") == stores
     assert not (tmp_path / "b").exists()
 
