@@ -12,7 +12,8 @@ their stems (``caching`` finds ``cache``), and common question words
 The score of a candidate is BM25 (``k1`` = 1.2, ``b`` = 0.75) with two
 fields: the first line of a note or memory (its heading, or its key) counts
 :data:`HEADING_WEIGHT` times its body (BM25F: weighted term frequencies and
-lengths). Document frequencies are those of this recall's candidates. The
+lengths); a text holding only some of the query's terms is scaled by the
+square root of the share it holds (:data:`COVERAGE`). Document frequencies are those of this recall's candidates. The
 score is multiplied by the candidate's weight (the journal's decay) as the
 ``lexical`` score is; ties keep the candidates' order. Scores are not on the
 ``lexical`` scale (they are not bounded by 1).
@@ -30,6 +31,9 @@ K1 = 1.2
 B = 0.75
 #: a term of the heading (first line) of a note or memory counts this many times
 HEADING_WEIGHT = 2.0
+#: a text holding m of the query's n terms scores ×(m / n) ** COVERAGE: one
+#: that answers the whole question beats one that repeats a single word
+COVERAGE = 0.5
 #: kinds of candidates whose first line is a heading (a note's) or a key (a memory's)
 _HEADED = frozenset(("note", "memory"))
 
@@ -80,13 +84,18 @@ def bm25_scores(terms: Sequence[str], documents: Sequence[tuple[dict[str, float]
                 frequency[term] += 1
     idf = {term: math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in frequency.items() if df}
     scores = []
+    width = len(terms)
     for counts, length in documents:
         score = 0.0
+        matched = 0
         norm = K1 * (1 - B + B * length / average)
         for term, weight in idf.items():
             tf = counts.get(term)
             if tf:
+                matched += 1
                 score += weight * tf * (K1 + 1) / (tf + norm)
+        if matched < width:
+            score *= (matched / width) ** COVERAGE
         scores.append(score)
     return scores
 
