@@ -29,13 +29,21 @@ class RecallResult:
     """The ranked results of one recall (and the sources it skipped)."""
 
     def __init__(
-        self, query: str, scope: str, ranking: str, results: list[Scored], skipped: list[dict[str, str]]
+        self,
+        query: str,
+        scope: str,
+        ranking: str,
+        results: list[Scored],
+        skipped: list[dict[str, str]],
+        hints: list[str] | None = None,
     ) -> None:
         self.query = query
         self.scope = scope
         self.ranking = ranking
         self.results = results
         self.skipped = skipped
+        #: why nothing was found, when something can be said (see :mod:`mem_core.retrieval.hints`)
+        self.hints = hints or []
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -47,6 +55,8 @@ class RecallResult:
         }
         if self.skipped:
             data["skipped"] = self.skipped
+        if self.hints:
+            data["hints"] = self.hints
         return data
 
 
@@ -150,7 +160,13 @@ def recall(
             if plain:
                 parts.append(plain)
     ranked = ranker.rank(request, Candidates(parts), RankContext(kernel, request))
-    return RecallResult(query, scope, ranking, [_own(scored) for scored in ranked[:count]], context.skipped)
+    results = [_own(scored) for scored in ranked[:count]]
+    hints = None
+    if not results and count:
+        from mem_core.retrieval.hints import heading_hints
+
+        hints = heading_hints(settings.project)
+    return RecallResult(query, scope, ranking, results, context.skipped, hints)
 
 
 def _own(scored: Scored) -> Scored:
