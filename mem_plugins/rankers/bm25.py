@@ -25,7 +25,7 @@ import math
 import threading
 from collections.abc import Sequence
 
-from mem_core.plugin import Candidate, Query, RankContext, Ranker, Scored, hookimpl, search_query_terms, search_terms
+from mem_core.plugin import Candidate, Query, RankContext, Ranker, Scored, hookimpl
 
 K1 = 1.2
 B = 0.75
@@ -50,6 +50,8 @@ def analyse(text: str, headed: bool) -> tuple[dict[str, float], float]:
     found = _cache.get(key)
     if found is not None:
         return found
+    from mem_core.plugin import search_terms  # the analysis: only when this ranker ranks
+
     counts: dict[str, float] = {}
     length = 0.0
     if headed:
@@ -105,6 +107,8 @@ class Bm25Ranker(Ranker):
     help = "BM25 over accent-folded, stemmed words (CJK by bigrams), headings weighted"
 
     def rank(self, query: Query, candidates: Sequence[Candidate], context: RankContext) -> list[Scored]:
+        from mem_core.plugin import search_query_terms
+
         terms = search_query_terms(query.text)
         if not terms:
             return []
