@@ -63,6 +63,11 @@ def recall_skipped(result: RecallResult) -> list[str]:
     return [f"mem recall: skipped {skipped['path']}: {skipped['reason']}" for skipped in result.skipped]
 
 
+def recall_hints(result: RecallResult) -> list[str]:
+    """The stderr lines of a recall that found nothing and can say why."""
+    return [f"mem recall: hint: {hint}" for hint in result.hints]
+
+
 def recall(result: RecallResult) -> str:
     """``mem recall``: the ranked matches (mem-cli.md §2)."""
     if not result.results:

@@ -37,7 +37,8 @@ def memories(
     search: Annotated[
         Value,
         typer.Option(
-            help="Full-text search over key, content and tags (every word must match), best first.", metavar="TEXT"
+            help="Full-text search over key, content and tags: memories holding some of the words, best first (accents and case ignored; caching finds cache, config finds configuration).",
+            metavar="TEXT",
         ),
     ] = None,
     expiring: Annotated[

@@ -197,9 +197,13 @@ class MemoryStore(ABC):
     @abstractmethod
     def search(self, words: list[str], where: MemoryFilter) -> list[dict[str, Any]]:
         """Full-text search: the memories ``where`` keeps whose key, content or
-        tags contain every one of ``words`` (case- and accent-insensitive whole
-        words), ranked by the search engine's relevance, ties by the
-        :meth:`query` order. At most ``where.limit``."""
+        tags contain some of ``words`` (case- and accent-insensitive; a word
+        also matches its English inflections — ``caching``, ``cache`` — and,
+        from three letters, the longer words it starts; common question words
+        such as ``how`` or ``the`` are ignored unless every word is one, see
+        ``mem_core.plugin.search_words``), ranked by the search engine's
+        relevance — memories matching more, and rarer, words first — ties by
+        the :meth:`query` order. At most ``where.limit``."""
 
     @abstractmethod
     def recall_candidates(self, tokens: list[str] | None, *, now: str) -> list[dict[str, Any]]:

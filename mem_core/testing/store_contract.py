@@ -404,16 +404,38 @@ class MemoryStoreContract:
 
     # -- full-text search -----------------------------------------------------
 
-    def test_search_needs_every_word_and_applies_the_filter(self, mem_store: MemoryStore) -> None:
+    def test_search_matches_any_word_and_applies_the_filter(self, mem_store: MemoryStore) -> None:
         records = _sample()
         insert(mem_store, *records)
         where = MemoryFilter(now=NOW, mind_id="default", tag="docker")
-        found = mem_store.search(["docker", "swarm"], where)
-        expected = {r["id"] for r in records if where.keeps(r) and "docker swarm" in r["content"]}
+        found = mem_store.search(["kubernetes", "swarm"], where)
+        text = lambda r: r["content"] + " " + " ".join(r["tags"])  # noqa: E731
+        expected = {r["id"] for r in records if where.keeps(r) and ("swarm" in text(r) or "kubernetes" in text(r))}
         assert {r["id"] for r in found} == expected and expected
-        assert mem_store.search(["docker", "absent"], MemoryFilter(now=NOW)) == []
+        # a word that matches nothing does not hide what the other words find
+        docker = {r["id"] for r in mem_store.search(["docker"], MemoryFilter(now=NOW))}
+        assert {r["id"] for r in mem_store.search(["docker", "absent"], MemoryFilter(now=NOW))} == docker
+        assert mem_store.search(["absent", "missing"], MemoryFilter(now=NOW)) == []
         assert mem_store.search([], MemoryFilter(now=NOW)) == []
         assert len(mem_store.search(["docker"], MemoryFilter(now=NOW, limit=2))) == 2
+
+    def test_search_ranks_memories_matching_more_words_first(self, mem_store: MemoryStore) -> None:
+        one = record(content="the cache is warmed at start")
+        both = record(content="invalidate the cache after a deploy")
+        other = record(content="the deploy runs on fridays")
+        insert(mem_store, one, other, both)
+        found = [r["id"] for r in mem_store.search(["cache", "deploy", "absent"], MemoryFilter(now=NOW))]
+        assert found[0] == both["id"] and set(found) == {one["id"], both["id"], other["id"]}
+
+    def test_search_finds_stems_and_prefixes(self, mem_store: MemoryStore) -> None:
+        cache = record(content="Cache the compiled templates")
+        config = record(content="The configuration lives in settings.toml")
+        insert(mem_store, cache, config)
+        where = MemoryFilter(now=NOW)
+        assert mem_store.search(["caching"], where) == [cache]
+        assert mem_store.search(["caches"], where) == [cache]
+        assert mem_store.search(["config"], where) == [config]
+        assert mem_store.search(["how", "do", "I", "configure", "it"], where) == [config]
 
     def test_search_covers_key_content_and_tags_without_case_or_accents(self, mem_store: MemoryStore) -> None:
         by_key = record(key="communication_style", content="Prefers concise answers")

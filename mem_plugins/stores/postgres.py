@@ -181,8 +181,17 @@ def _migrate_2(conn: psycopg.Connection[Any]) -> None:
     )
 
 
+def _migrate_3(conn: psycopg.Connection[Any]) -> None:
+    """Search vectors rebuilt from English stems, for searches that find
+    what people type (caching finds cache)."""
+    rows = conn.execute("SELECT id, key, content, tags FROM mem_memories").fetchall()
+    for row_id, key, content, tags in rows:
+        vector = _tsvector({"key": key, "content": content, "tags": list(tags)})
+        conn.execute("UPDATE mem_memories SET search = %s::tsvector WHERE id = %s", (vector, row_id))
+
+
 #: ordered schema steps; ``mem_schema_migrations`` holds one row per applied step
-MIGRATIONS: tuple[Callable[[psycopg.Connection[Any]], None], ...] = (_migrate_1, _migrate_2)
+MIGRATIONS: tuple[Callable[[psycopg.Connection[Any]], None], ...] = (_migrate_1, _migrate_2, _migrate_3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _VERSION_TABLE = """
@@ -214,13 +223,16 @@ def _quote(lexeme: str) -> str:
 
 
 def _tsvector(record: dict[str, Any]) -> str:
-    """The record's search vector, as ``tsvector`` input: key and tags at
+    """The record's search vector, as ``tsvector`` input: the English stems
+    (``mem_core.retrieval.analysis.stem``) of its words, key and tags at
     weight A, content at B; positions in that order (capped at 16383, as
     PostgreSQL does)."""
+    from mem_core.retrieval.analysis import stem
+
     positions: dict[str, list[str]] = {}
     position = 0
     for text, label in ((record["key"], "A"), (" ".join(record["tags"]), "A"), (record["content"], "B")):
-        for word in search_words(text):
+        for word in map(stem, search_words(text)):
             position += 1
             if len(word.encode("utf-8")) > LEXEME_MAX_BYTES:
                 continue
@@ -231,14 +243,21 @@ def _tsvector(record: dict[str, Any]) -> str:
 
 
 def _tsquery(words: list[str]) -> str | None:
-    """Every word must match; a word that folds to several (``a-b``) is a
-    phrase. ``None`` when no word has a letter or digit."""
+    """Any of the words (``mem_core.plugin.search_words``: common question
+    words left out), each as its stem and, from three letters, as the start
+    of longer stems; a word that folds to several is a phrase. ``None`` when
+    no word has a letter or digit."""
+    from mem_core.plugin import search_words as wanted_words
+    from mem_core.retrieval.analysis import stem
+
     parts = []
-    for word in words:
-        lexemes = [w for w in search_words(word) if len(w.encode("utf-8")) <= LEXEME_MAX_BYTES]
-        if lexemes:
+    for phrase in wanted_words(words):
+        lexemes = [stem(word) for word in phrase if len(stem(word).encode("utf-8")) <= LEXEME_MAX_BYTES]
+        if len(phrase) > 1 and lexemes:  # a word of several (a-b) is a phrase
             parts.append("(" + " <-> ".join(_quote(lexeme) for lexeme in lexemes) + ")")
-    return " & ".join(parts) if parts else None
+        elif lexemes:
+            parts.append(_quote(lexemes[0]) + (":*" if len(phrase[0]) >= 3 else ""))
+    return " | ".join(dict.fromkeys(parts)) if parts else None
 
 
 def _record(row: tuple[Any, ...]) -> dict[str, Any]:

@@ -174,8 +174,28 @@ def _migrate_3(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _migrate_4(conn: sqlite3.Connection) -> None:
+    """The full-text index rebuilt for searches that find what people type:
+    English stems (``porter``: ``caching`` finds ``cache``) over the same
+    accent-free words, and prefix indexes of 2 and 3 characters for prefix
+    queries (``config`` finds ``configuration``). The triggers of step 1 keep
+    it in step, by name."""
+    conn.execute("DROP TABLE memories_fts")
+    conn.execute(
+        """
+        CREATE VIRTUAL TABLE memories_fts USING fts5 (
+            key, content, tags,
+            content = 'memories', content_rowid = 'n',
+            tokenize = 'porter unicode61 remove_diacritics 2',
+            prefix = '2 3'
+        )
+        """
+    )
+    conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')")
+
+
 #: ordered schema steps; ``PRAGMA user_version`` = how many are applied
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migrate_1, _migrate_2, _migrate_3)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migrate_1, _migrate_2, _migrate_3, _migrate_4)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -226,6 +246,14 @@ def _write_terms(conn: sqlite3.Connection, n: int, record: dict[str, Any]) -> No
 
 def _fts_phrase(word: str) -> str:
     return '"' + word.replace('"', '""') + '"'
+
+
+def _fts_match(phrase: tuple[str, ...]) -> str:
+    """One word (from three letters also the start of longer words: ``co``
+    would match half the store), or a phrase of several."""
+    if len(phrase) > 1:
+        return _fts_phrase(" ".join(phrase))
+    return _fts_phrase(phrase[0]) + ("*" if len(phrase[0]) >= 3 else "")
 
 
 class SqliteStore(MemoryStore):
@@ -447,14 +475,18 @@ class SqliteStore(MemoryStore):
         return [_record(row) for row in rows]
 
     def search(self, words: list[str], where: MemoryFilter) -> list[dict[str, Any]]:
-        if not words:
+        from mem_core.plugin import search_words
+
+        wanted = search_words(words)
+        if not wanted:
             return []
         conditions, params = self._where(where)
         sql = (
             f"SELECT {_M_COLUMNS} FROM memories_fts JOIN memories m ON m.n = memories_fts.rowid "
             "WHERE memories_fts MATCH ?"
         )
-        params.insert(0, " ".join(_fts_phrase(word) for word in words))
+        # any of the words; bm25() ranks those matching more, and rarer, words first
+        params.insert(0, " OR ".join(_fts_match(phrase) for phrase in wanted))
         if conditions:
             sql += " AND " + " AND ".join(conditions)
         # key and tags weigh twice as much as content

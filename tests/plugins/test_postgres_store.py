@@ -245,12 +245,12 @@ def test_migrations_apply_in_order_once_and_a_newer_database_is_refused(
 
     applied: list[Any] = []
 
-    def _migrate_2(conn: Any) -> None:
+    def _migrate_later(conn: Any) -> None:
         """A later step."""
         applied.append(conn.execute("SELECT max(version) FROM mem_schema_migrations").fetchone()[0])
         conn.execute("CREATE TABLE mem_test_step (x integer)")
 
-    monkeypatch.setattr(postgres_store, "MIGRATIONS", (*postgres_store.MIGRATIONS, _migrate_2))
+    monkeypatch.setattr(postgres_store, "MIGRATIONS", (*postgres_store.MIGRATIONS, _migrate_later))
     monkeypatch.setattr(postgres_store, "SCHEMA_VERSION", shipped + 1)
     for _ in range(2):
         with backend.open(str(tmp_path / "a"), create=False) as store:
