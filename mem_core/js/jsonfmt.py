@@ -286,6 +286,9 @@ class _Unsafe(Exception):
 
 
 _NOTHING = object()
+#: scalar types the C encoder writes as JSON.stringify does, whatever the value
+_PLAIN = frozenset({str, bool, type(None)})
+_DIGIT_FIRST = re.compile("[0-9]").match
 _TWO53 = float(2**53)
 _SCALARS = (str, int, bool, type(None))
 
@@ -310,6 +313,13 @@ def _safe(value: Any, omit: Any) -> Any:
     arrays); ``value`` itself when nothing had to change."""
     kind = type(value)
     if kind is dict:
+        # the common object of strings (hashes, environments): checked by C-level passes
+        if (
+            set(map(type, value.values())) <= _PLAIN
+            and set(map(type, value)) <= _JUST_STR
+            and not any(map(_DIGIT_FIRST, value))
+        ):
+            return value
         ordered = js_key_order(value)
         out: dict[str, Any] | None = None if ordered is value else {}
         for key, item in ordered.items():
@@ -333,6 +343,8 @@ def _safe(value: Any, omit: Any) -> Any:
             out[key] = new
         return ordered if out is None else out
     if kind is list or kind is tuple:
+        if kind is list and set(map(type, value)) <= _PLAIN:
+            return value
         items = None if kind is list else list(value)
         for index, item in enumerate(value):
             t = type(item)
