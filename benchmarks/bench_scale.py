@@ -240,13 +240,13 @@ def main(argv: list[str] | None = None) -> int:
         base = Path(tmp)
         env["XDG_CACHE_HOME"] = str(base / "cache")
         env["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
-        for action in args.only or list(ACTIONS):
+        for number, action in enumerate(args.only or list(ACTIONS)):
             build, sizes, label, extra = ACTIONS[action]
             if args.quick:
                 sizes = [sizes[0], sizes[-1]]
             rows = []
             for n, size in enumerate(sizes):
-                project = base / f"{action.split()[0]}-{n}" / "mem"
+                project = base / f"{number}-{action.split()[0]}-{n}" / "mem"
                 project.mkdir(parents=True)
                 build(project, size)
                 projects = {"mem": project}
