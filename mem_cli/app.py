@@ -64,6 +64,21 @@ def _root(
     """Memory with evidence for coding agents."""
 
 
+def _ordered_group() -> type:
+    """typer's group class with the built-in commands in :data:`COMMANDS`
+    order, whether each is a command or a group of subcommands (typer lists
+    groups last), and plugins' commands after them as they came."""
+    from typer.core import TyperGroup
+
+    class OrderedGroup(TyperGroup):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            order = {name: number for number, name in enumerate(COMMANDS)}
+            self.commands = dict(sorted(self.commands.items(), key=lambda item: order.get(item[0], len(order))))
+
+    return OrderedGroup
+
+
 class CommandLine:
     """The typer application for one kernel: the built-in commands, then the
     commands of every plugin implementing ``mem_register_commands(app)``.
@@ -81,6 +96,7 @@ class CommandLine:
         self.app = typer.Typer(
             name="mem",
             help=HELP,
+            cls=_ordered_group(),
             no_args_is_help=True,
             add_completion=False,
             pretty_exceptions_show_locals=False,

@@ -23,11 +23,14 @@ if TYPE_CHECKING:
     from mem_core.memories.api import (
         ContextSummary,
         ForgetResult,
+        HistoryResult,
         MemoriesResult,
         Memory,
         RememberResult,
         VerifyResult,
     )
+    from mem_core.memories.lifecycle import MindsResult, RestoreResult
+    from mem_core.memories.transfer import ExportResult, ImportResult, MigrateResult
     from mem_core.reinforcement.api import ReinforceResult
     from mem_core.retrieval.api import RecallResult
 
@@ -43,6 +46,12 @@ __all__ = [
     "forget",
     "verify",
     "context",
+    "history",
+    "restore",
+    "minds",
+    "exported",
+    "imported",
+    "migrated",
     "plugins",
     "human_init",
     "humans",
@@ -64,6 +73,11 @@ def escape(text: str) -> str:
 def recall_skipped(result: RecallResult) -> list[str]:
     """The stderr lines of a recall: one per file that could not be read."""
     return [f"mem recall: skipped {skipped['path']}: {skipped['reason']}" for skipped in result.skipped]
+
+
+def recall_hints(result: RecallResult) -> list[str]:
+    """The stderr lines of a recall that found nothing and can say why."""
+    return [f"mem recall: hint: {hint}" for hint in result.hints]
 
 
 def recall(result: RecallResult) -> str:
@@ -214,6 +228,93 @@ def verify(result: VerifyResult) -> str:
 def context(result: ContextSummary) -> str:
     """The summary text itself (it is part of the result: an LLM reads it)."""
     return result.text
+
+
+#: how ``mem memories history`` names each action
+_DID = {"create": "created", "update": "updated", "verify": "verified", "restore": "restored", "delete": "forgotten"}
+
+
+def history(result: HistoryResult) -> str:
+    """``mem memories history``: one block per version, oldest first."""
+    last = result.entries[-1].memory
+    n = len(result.entries)
+    lines = [
+        f"mem memories history: {n} version{'' if n == 1 else 's'} of {last.ref} ({last.id}) "
+        f"in mind {escape(last.mind_id)}, {result.store} store"
+    ]
+    for entry in result.entries:
+        memory = entry.memory  # judged by the memory's signatures now (mem_core.memories.trust)
+        lines.append(f"  {entry.version}. {_DID[entry.action]} {entry.at} ({memory.priority.upper()}) [{memory.mark}]")
+        lines.append(f"     {escape(one_line(memory.content))}")
+        lines.append(f"     {_details(memory, listing=True)}")
+    return "\n".join(lines)
+
+
+def restore(result: RestoreResult) -> str:
+    memory = result.memory
+    where = f"mind {escape(memory.mind_id)}, {result.store} store"
+    if not result.changed:
+        return f"mem memories restore: {memory.ref} ({memory.id}) holds version {result.version} already ({where})"
+    return (
+        f"mem memories restore: restored version {result.version} of {memory.ref} ({memory.id}) in {where}\n"
+        f"  {_details(memory)}"
+    )
+
+
+def minds(result: MindsResult) -> str:
+    """``mem minds``: every mind of the store with its count."""
+    if not result.minds:
+        return f"mem minds: no minds in the {result.store} store yet"
+    n = len(result.minds)
+    lines = [f"mem minds: {n} mind{'' if n == 1 else 's'} in the {result.store} store"]
+    shown = [(escape(name), count) for name, count in result.minds]
+    width = max(len(name) for name, _ in shown)
+    for name, count in shown:
+        lines.append(f"  {name.ljust(width)}  {_memories(count)}")
+    return "\n".join(lines)
+
+
+def _memories(count: int) -> str:
+    return f"{count} memor{'y' if count == 1 else 'ies'}"
+
+
+def exported(result: ExportResult) -> str:
+    return (
+        f"mem memories export: wrote {_memories(result.memories)} ({result.forgotten} forgotten, "
+        f"{result.history} versions, {result.signatures} signatures) of the {result.store} store to {result.file}"
+    )
+
+
+def imported(result: ImportResult) -> str:
+    lines = [
+        f"mem memories import: imported {_memories(result.imported)} ({result.forgotten} forgotten, "
+        f"{result.signatures} signatures) from {result.file} into the {result.store} store"
+    ]
+    if result.already:
+        different = f" ({result.different} differ from the file)" if result.different else ""
+        lines.append(f"  {result.already} already there, left as they are{different}")
+    if result.unverified:
+        lines.append(f"  {result.unverified} marked verified in the file read unverified: no signature proves them")
+    return "\n".join(lines)
+
+
+def migrated(result: MigrateResult) -> str:
+    lines = [
+        f"mem memories migrate: copied the {result.store} store from {result.source_backend} to "
+        f"{result.target_backend}: {_memories(result.memories)}, {result.forgotten} forgotten, "
+        f"{result.history} versions, {result.signatures} signatures",
+        f"  checked: counts, content hashes and history match (sha256 {result.digest})",
+        f'  now using {result.target_backend} ({result.target}): store = "{result.target_backend}" in {result.config}',
+    ]
+    if result.unverified:
+        lines.append(f"  {result.unverified} verified memories read unverified in the copy: no signature proves them")
+    if result.note:
+        lines.append(f"  note: {result.note}")
+    lines.append(
+        f"  the {result.source_backend} store is left as it was; delete it when you no longer need it: "
+        + ", ".join(result.delete)
+    )
+    return "\n".join(lines)
 
 
 # -- human keys ---------------------------------------------------------------------

@@ -100,7 +100,11 @@ TABLE: tuple[Option, ...] = (
         metavar="path",
     ),
     Option("limit", "--limit", "How many results to keep.  [default: 8]", ("recall",), metavar="n"),
-    Option("ranking", "--ranking", "lexical (default) | evidence | a plugin's ranker.", ("recall",), metavar="mode"),
+    Option(
+        "ranking", "--ranking",
+        "lexical (default, or the recall_ranking setting) | bm25 (accents, stems, CJK) | evidence | a plugin's ranker.",
+        ("recall",), metavar="mode",
+    ),
     Option(
         "context_scope", "--context-scope", "Comma-separated project paths the question is about (evidence ranking).",
         ("recall",), metavar="paths",
@@ -166,6 +170,7 @@ OTHER_COMMANDS: tuple[str, ...] = (
     "hook",
     "config",
     "adapters",
+    "minds",
     "human",
 )
 

@@ -34,6 +34,11 @@ _NAMES = {
     "TermIndex": "mem_core.retrieval.index",
     "OnSecondUse": "mem_core.retrieval.index",
     "query_tokens": "mem_core.retrieval.text",
+    "search_terms": "mem_core.retrieval.analysis",
+    "search_query_terms": "mem_core.retrieval.analysis",
+    "fold_text": "mem_core.retrieval.analysis",
+    "search_words": "mem_core.retrieval.analysis",
+    "search_stem": "mem_core.retrieval.analysis",
     # the other plugin kinds
     "RewardSignal": "mem_core.reinforcement.interfaces",
     "OutcomeVerifier": "mem_core.evidence.interfaces",
@@ -78,6 +83,10 @@ _ALIASES = {
     "to_number": "js_to_number",
     "json_dumps": "dumps",
     "json_loads": "loads",
+    "search_terms": "terms",
+    "search_query_terms": "query_terms",
+    "fold_text": "fold",
+    "search_stem": "stem",
 }
 
 __all__ = ["hookimpl", "MemError", *_NAMES]

@@ -129,6 +129,14 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec("hook_timeout", "number", 1.0, "MEM_HOOK_TIMEOUT", True, "seconds a hook may take before it gives up"),
     Spec("journal_sessions", "bool", True, "MEM_JOURNAL_SESSIONS", True, "the session-end hook journals the session"),
+    Spec(
+        "recall_ranking",
+        "name",
+        "lexical",
+        "MEM_RECALL_RANKING",
+        True,
+        "the ranking mem recall uses without --ranking (lexical, bm25, evidence or a plugin's ranker)",
+    ),
     Spec("user_dir", "path", None, "MEM_USER_DIR", False, "the user-level memory store's directory"),
     Spec("debug", "debug", False, "MEM_DEBUG", False, "print tracebacks of unexpected errors"),
 )

@@ -33,3 +33,5 @@ def run(values: Mapping[str, Any], kernel: Kernel | None = None) -> None:
     for line in render.recall_skipped(result):
         output.err(line)
     output.out(render.recall(result))
+    for line in render.recall_hints(result):  # after the reference's "no matches" line, on stderr
+        output.err(line)

@@ -31,23 +31,45 @@ def remember(
         ),
     ],
     content: Annotated[
-        list[str],
-        typer.Argument(help="The memory (words are joined with spaces).", metavar="CONTENT...", show_default=False),
-    ],
+        Optional[list[str]],
+        typer.Argument(
+            help="The memory (words are joined with spaces); put -- before it when it starts with -; "
+            "- alone reads it from stdin.",
+            metavar="[CONTENT]...",
+            show_default=False,
+        ),
+    ] = None,
+    text: Annotated[
+        Value, typer.Option("--content", help="The memory as one option value (may start with -).", metavar="TEXT")
+    ] = None,
+    content_file: Annotated[
+        Value,
+        typer.Option("--content-file", help="Read the memory from this file (UTF-8, at most 16 KiB).", metavar="FILE"),
+    ] = None,
     tag: Annotated[
         Optional[list[str]],
-        typer.Option(help="A tag (repeatable, or comma-separated); stored lower-case.", metavar="TAG"),
+        typer.Option(
+            help="A tag (repeatable, or comma-separated); stored lower-case; on an update it replaces the tags.",
+            metavar="TAG",
+        ),
     ] = None,
+    no_tags: Annotated[bool, typer.Option("--no-tags", help="Remove every tag (on an update).")] = False,
     priority: Annotated[
-        Value, typer.Option(help="low | normal | high | critical.  [default: normal]", metavar="P")
+        Value,
+        typer.Option(help="low | normal | high | critical.  [default: normal; an update keeps it]", metavar="P"),
     ] = None,
-    confidence: Annotated[Value, typer.Option(help="0 to 1.  [default: 0.7, or 1 with --as-user]", metavar="C")] = None,
+    confidence: Annotated[
+        Value,
+        typer.Option(help="0 to 1.  [default: 0.7, or 1 with --as-user; an update keeps it]", metavar="C"),
+    ] = None,
     expires: Annotated[
         Value,
         typer.Option(
-            help="When it expires: an ISO-8601 date or time, or a duration like 7d, 12h, 30m.", metavar="WHEN"
+            help="When it expires: an ISO-8601 date or time, or a duration like 7d, 12h, 30m (an update keeps it).",
+            metavar="WHEN",
         ),
     ] = None,
+    no_expiry: Annotated[bool, typer.Option("--no-expiry", help="Make it never expire (on an update).")] = False,
     mind: Mind = None,
     user: User = False,
     as_user: Annotated[
@@ -62,17 +84,21 @@ def remember(
     directory: Directory = None,
     json: Json = False,
 ) -> None:
-    """Store a structured memory, or update the one with the same category and key."""
+    """Store a structured memory, or update the one with the same category and
+    key (what an update does not mention keeps its value)."""
     from mem_core.memories.api import remember as run
+    from mem_core.memories.lifecycle import content_of
 
     result = run(
         category,
         key,
-        " ".join(content),
+        content_of(content, text, content_file),
         tags=tag,
         priority=priority,
         confidence=confidence,
         expires=expires,
+        no_tags=no_tags,
+        no_expiry=no_expiry,
         mind=mind,
         user=user,
         as_user=as_user,

@@ -12,8 +12,9 @@ text ``mem`` prints — English prose, Markdown notes, code, JSON:
   numbers up to 999 and split longer ones so);
 * every other visible character (punctuation, symbols, emoji) counts one;
 * a run of white space counts one, except a single space before a word
-  (BPE tokenizers fold it into the next token), and one more when white
-  space follows its last line break (``"\\n  "``).
+  (BPE tokenizers fold it into the next token), one more when white space
+  follows its last line break (``"\\n  "``), and one more when a run of two
+  or more spaces ends before a digit or a symbol (``"  0"`` is three pieces).
 
 Why it is an upper bound of real counts: the pre-tokenizers of the BPE
 tokenizers in use (GPT-2's, ``cl100k``'s, ``o200k``'s) never merge across a
@@ -65,9 +66,14 @@ def estimate_tokens(text: str) -> int:
             tail = piece[newline + 1 :]
             if newline >= 0:
                 count += 1
-            if tail == " " and match.end() < end and text[match.end()].isalpha():
+            following = text[match.end()] if match.end() < end else ""
+            if tail == " " and following.isalpha():
                 continue  # folded into the next word
-            if tail:
+            if len(tail) > 1 and following and not following.isalpha():
+                # "  0" is " ", " ", "0": the last space of a longer run before a
+                # digit or a symbol is a piece of its own (or joins the symbol)
+                count += 2
+            elif tail:
                 count += 1
         elif first.isalpha():
             count += max(len(piece), -(-len(piece.encode("utf-8", "surrogatepass")) // 3))

@@ -15,6 +15,7 @@ message. Nothing here imports pydantic: evidence recall runs this code.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -39,7 +40,7 @@ from mem_core.evidence.messages import (
     SCOPE_REQUIRED,
     TOO_MANY,
 )
-from mem_core.files import OUTCOMES, append_record, is_normalized_relative, read_text, writer_lock
+from mem_core.files import OUTCOMES, append_record, is_normalized_relative, read_text, safe_file, writer_lock
 from mem_core.files.markdown import split_sections
 from mem_core.js.record import (
     UNDEFINED,
@@ -156,18 +157,38 @@ def _js_unique(values: list[Any]) -> bool:
     return len(keys) == len(values)
 
 
-def section_anchor(project: str, memory: Any) -> dict[str, Any]:
-    """``{file, heading, textSha256}`` of the one section ``memory`` names."""
+def section_anchor(project: str, memory: Any, split: dict[Any, dict[str, list[str]]] | None = None) -> dict[str, Any]:
+    """``{file, heading, textSha256}`` of the one section ``memory`` names.
+
+    ``split`` (one per file and invocation) keeps the file's sections by
+    heading, keyed by the file's identity (path, size, modification and
+    change times, inode, device), so that checking many receipts reads and
+    splits each note file once; a file found changed is read afresh."""
     file = prop(memory, "file") if truthy(memory) else UNDEFINED
     if not truthy(memory) or not _MEMORY_FILE.fullmatch(js_string(file)):
         raise MemError(MEMORY_FILE)
     heading = required_text(prop(memory, "heading"), "Memory heading", 300)
-    markdown = read_text(project, file)
-    matches = [(h, text) for h, text in split_sections(markdown or "") if h == heading]
+    key = None
+    if split is not None:
+        path = safe_file(project, file)
+        try:
+            st = os.stat(path)
+        except OSError:
+            pass
+        else:
+            key = (path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+    sections = split.get(key) if split is not None and key is not None else None
+    if sections is None:
+        sections = {}
+        for h, text in split_sections(read_text(project, file) or ""):
+            sections.setdefault(h, []).append(text)
+        if split is not None and key is not None:
+            split.clear()  # the latest version of the file is the one worth keeping
+            split[key] = sections
+    matches = sections.get(heading, [])
     if len(matches) != 1:
         raise MemError(ONE_SECTION)
-    found, text = matches[0]
-    return {"file": file, "heading": heading, "textSha256": digest(js_trim(found + "\n" + text))}
+    return {"file": file, "heading": heading, "textSha256": digest(js_trim(heading + "\n" + matches[0]))}
 
 
 def receipt_id(body: dict[str, Any]) -> str:
@@ -304,6 +325,7 @@ def inspect_outcomes(
                 contradictory.add(record["id"])
                 contradictory.add(other)
     conflicting = {_anchor(record) for record in records if record["id"] in contradictory}
+    split: dict[str, dict[Any, dict[str, list[str]]]] = {}  # file → its sections
     results = []
     for record in records:
         reason: str | None = None
@@ -315,7 +337,9 @@ def inspect_outcomes(
             reason = "outside-query-scope"
         else:
             try:
-                if not same(section_anchor(project, prop(record, "memory")), prop(record, "memory")):
+                memory = prop(record, "memory")
+                file = js_string(prop(memory, "file")) if truthy(memory) else ""
+                if not same(section_anchor(project, memory, split.setdefault(file, {})), memory):
                     reason = "stale-memory-section"
                 elif not same(recheck(prop(record, "source")), prop(record, "source")):
                     reason = "stale-outcome-source"

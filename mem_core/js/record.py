@@ -139,15 +139,7 @@ def stringify(value: Any) -> str | None:
     """``JSON.stringify(value)`` (``None`` stands for ``undefined``)."""
     if value is UNDEFINED:
         return None
-    return jsonfmt.dumps(_drop_undefined(value))
-
-
-def _drop_undefined(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _drop_undefined(v) for k, v in value.items() if v is not UNDEFINED}
-    if isinstance(value, list):
-        return [None if v is UNDEFINED else _drop_undefined(v) for v in value]
-    return value
+    return jsonfmt.dumps(value, omit=UNDEFINED)
 
 
 def same(a: Any, b: Any) -> bool:
@@ -187,7 +179,7 @@ def parse(text: str) -> Any:
         raise MemError(json_error_message(text) or "Unexpected token in JSON") from None
     except RecursionError:  # deeper than Python's JSON decoder goes
         raise MemError("Maximum call stack size exceeded") from None
-    return reorder(value)
+    return jsonfmt.parsed_order(value, text)
 
 
 class _ParseFailure(Exception):

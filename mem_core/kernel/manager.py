@@ -32,6 +32,7 @@ DEFAULT_PLUGINS: dict[str, str] = {
     "markdown_notes": "mem_plugins.sources.notes",
     "portfolio": "mem_plugins.sources.portfolio",
     "lexical": "mem_plugins.rankers.lexical",
+    "bm25": "mem_plugins.rankers.bm25",
     "signal_eval": "mem_plugins.signals.eval",
     "signal_accept": "mem_plugins.signals.accept",
     "signal_ci": "mem_plugins.signals.ci",

@@ -327,7 +327,10 @@ TOOLS: tuple[Tool, ...] = (
             {
                 "query": _str("Words to look for.", minLength=1),
                 "limit": {**LIMIT, "description": "How many results to keep. Default: 8."},
-                "ranking": _str("lexical (default) | evidence | a plugin's ranker (see `mem plugins`)."),
+                "ranking": _str(
+                    "lexical (default, or the recall_ranking setting) | bm25 (accents, stems, CJK) | evidence | "
+                    "a plugin's ranker (see `mem plugins`)."
+                ),
                 "scope": {
                     "type": "string",
                     "enum": ["project", "portfolio"],

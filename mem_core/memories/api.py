@@ -21,6 +21,7 @@ or the passphrase typed on the terminal device — or, where no key is trusted,
 a ``yes`` typed there (recorded as ``terminal``). ``verified``, ``source`` and
 ``verification`` of every memory returned are computed from its signatures
 (:mod:`mem_core.memories.trust`); no argument, column or file sets them.
+An agent's change to a memory a human stated is refused (:func:`stated_by_human`).
 """
 
 from __future__ import annotations
@@ -318,21 +319,33 @@ class ContextSummary(BaseModel):
 
 
 class HistoryEntry(BaseModel):
-    """One recorded version of a memory."""
+    """One recorded version of a memory: ``version`` counts them from 1 (what
+    ``mem memories restore`` takes), ``seq`` is the store's own order."""
 
+    version: int = 0
     seq: int
-    action: Literal["create", "update", "verify", "delete"]
+    action: Literal["create", "update", "verify", "restore", "delete"]
     at: str
     memory: Memory
 
     def to_json(self) -> dict[str, Any]:
-        return {"seq": self.seq, "action": self.action, "at": self.at, "memory": self.memory.to_json()}
+        return {
+            "version": self.version,
+            "seq": self.seq,
+            "action": self.action,
+            "at": self.at,
+            "memory": self.memory.to_json(),
+        }
 
 
 class HistoryResult(BaseModel):
-    """Every version of one memory, oldest first (deleted ones too)."""
+    """Every version of one memory, oldest first (deleted ones too).
+    JSON: ``{"count", "history"}``."""
 
     entries: list[HistoryEntry]
+    #: the memory as it was named
+    ref: str = ""
+    store: StoreName = "project"
 
     def to_json(self) -> dict[str, Any]:
         return {"count": len(self.entries), "history": [e.to_json() for e in self.entries]}
@@ -671,6 +684,8 @@ def remember(
     priority: str | None = None,
     confidence: str | float | None = None,
     expires: str | None = None,
+    no_tags: bool = False,
+    no_expiry: bool = False,
     mind: str | None = None,
     user: bool = False,
     as_user: bool = False,
@@ -683,11 +698,14 @@ def remember(
 ) -> RememberResult:
     """Store a memory, or update the one with the same (mind, category, key).
 
-    An update overwrites content, tags, priority, confidence and expires_at
-    and bumps ``updated_at``; the previous value stays in the history. An
-    agent's update that changes nothing writes nothing; one that changes a
-    memory drops its signatures, so a verified memory reads unverified again
-    (``source`` becomes ``agent``).
+    An update replaces the content and bumps ``updated_at``; tags, priority,
+    confidence and ``expires_at`` change only when given (``tags`` replaces
+    the set; ``no_tags`` and ``no_expiry`` clear them), what is not given
+    keeps its value, and the previous value stays in the history. An update
+    that changes nothing writes nothing (``changed`` false). An agent's
+    update of a memory a human stated (``source:"user"``, as its signatures
+    or its columns say) is refused; one that changes an agent memory drops
+    its signatures, so a verified memory reads unverified again.
 
     ``as_user`` stores ``source:"user"`` and the human's signature over it:
     ``signer`` (an unlocked trusted :class:`~mem_core.humans.keys.HumanKey`),
@@ -699,8 +717,12 @@ def remember(
     category = parse_category(category)
     key = parse_key(key)
     content = parse_content(content)
-    tag_list = parse_tags(tags)
-    level = parse_priority(priority)
+    if no_tags and tags is not None:
+        raise MemError("--tag and --no-tags cannot be used together")
+    if no_expiry and expires is not None:
+        raise MemError("--expires and --no-expiry cannot be used together")
+    tag_list = [] if no_tags else parse_tags(tags) if tags is not None else None
+    level = parse_priority(priority, default=None)
     explicit_confidence = parse_confidence(confidence)
     expires_at = parse_expires(expires, now)
     parse_mind(mind)
@@ -718,22 +740,31 @@ def remember(
         signature = _signature_for(proof, {"id": "", "category": category, "key": key, "content": content,
                                            "mind_id": mind_id}, now)  # fmt: skip
     source = "user" if as_user else "agent"
-    conf = explicit_confidence
-    if conf is None:
-        conf = USER_CONFIDENCE if as_user else AGENT_CONFIDENCE
-    values = {"content": content, "tags": tag_list, "priority": level, "expires_at": expires_at}
+    given: dict[str, Any] = {"content": content}
+    if tag_list is not None:
+        given["tags"] = tag_list
+    if level is not None:
+        given["priority"] = level
+    if expires_at is not None or no_expiry:
+        given["expires_at"] = expires_at
     with backend.open(directory_path, create=True) as store:
         with store.transaction():
             old = store.get_by_key(mind_id, category, key)
             if old is None:
+                conf = explicit_confidence
+                if conf is None:
+                    conf = USER_CONFIDENCE if as_user else AGENT_CONFIDENCE
                 record = {
                     "id": _new_id(store),
                     "category": category,
                     "key": key,
-                    **values,
+                    "content": content,
+                    "tags": tag_list or [],
+                    "priority": level or "normal",
                     "source": source,
                     "verified": as_user,
                     "confidence": conf,
+                    "expires_at": expires_at,
                     "mind_id": mind_id,
                     "created_at": now,
                     "updated_at": now,
@@ -742,24 +773,22 @@ def remember(
                 store.insert(record, at=now)
                 created = changed = True
             else:
-                same = all(old[name] == value for name, value in values.items())
+                judged = _judge(store, [old], directory, kernel)[0]
+                conf = explicit_confidence
+                if conf is None:
+                    # a memory a human now states takes the human's default, unless it was theirs already
+                    conf = USER_CONFIDENCE if as_user and old["source"] != "user" else old["confidence"]
+                given["confidence"] = conf
+                same = all(old[name] == value for name, value in given.items())
                 if as_user:
-                    same = same and old["source"] == "user" and old["confidence"] == conf
-                    same = same and _judge(store, [old], directory, kernel)[0].verified
-                elif explicit_confidence is not None:
-                    same = same and old["confidence"] == conf
+                    same = same and old["source"] == "user" and judged.verified
                 created = False
                 changed = not same
                 record = old
+                if changed and not as_user and (old["source"] == "user" or judged.source == "user"):
+                    raise MemError(stated_by_human(old))
                 if changed:
-                    record = {
-                        **old,
-                        **values,
-                        "source": source,
-                        "verified": as_user,
-                        "confidence": conf,
-                        "updated_at": now,
-                    }
+                    record = {**old, **given, "source": source, "verified": as_user, "updated_at": now}
                     store.update(record, action="update", at=now)
                     store.drop_signatures(old["id"])
             if changed and signature is not None:
@@ -770,6 +799,11 @@ def remember(
 
         refresh_brief(_project_of(directory, kernel), kernel)  # only if the brief file exists; never fails
     return RememberResult(memory=memory, created=created, changed=changed, store=_store_name(user))
+
+
+def stated_by_human(record: dict[str, Any]) -> str:
+    """The refusal of an agent's change to a memory a human stated."""
+    return f"{record['category']}/{record['key']} was stated by a human; only a human can change it"
 
 
 def list_memories(
@@ -822,11 +856,16 @@ def list_memories(
         expires_before=expires_before,
         limit=None if judged_filter else count,
     )
+    from mem_core.memories.lifecycle import check_mind
+
     memories: list[Memory] = []
     if backend.exists(directory_path):
         with backend.open(directory_path, create=False) as store:
+            check_mind(store, mind, mind_id, directory, kernel, user)
             records = store.search(words, where) if words is not None else store.query(where)
             memories = _judge(store, records, directory, kernel)
+    else:
+        check_mind(None, mind, mind_id, directory, kernel, user)
     if judged_filter:
         memories = [
             m for m in memories
@@ -952,10 +991,15 @@ def context_summary(
         from mem_core.settings import project_settings
 
         tokens = project_settings(directory, kernel).context_budget
+    from mem_core.memories.lifecycle import check_mind
+
     memories: list[Memory] = []
     if backend.exists(directory_path):
         with backend.open(directory_path, create=False) as store:
+            check_mind(store, mind, mind_id, directory, kernel, user)
             memories = _judge(store, store.query(MemoryFilter(now=now, mind_id=mind_id)), directory, kernel)
+    else:
+        check_mind(None, mind, mind_id, directory, kernel, user)
     verified = sum(1 for m in memories if m.verified)
     summary = ContextSummary(
         mind=mind_id,
@@ -1008,13 +1052,19 @@ def memory_history(
                 memory_id = found["id"] if found else None
             if memory_id is not None:
                 entries = store.history(memory_id)
-                # each version as the memory's signatures now judge it
-                versions = _judge(store, [e["memory"] for e in entries], directory, kernel)
+                # each version as the memory's signatures now judge it; a signature
+                # over another version's content says nothing against this one
+                versions = [
+                    m.model_copy(update={"verification": "unsigned"}) if m.verification == "signature-invalid" else m
+                    for m in _judge(store, [e["memory"] for e in entries], directory, kernel)
+                ]
     if not entries:
         raise _not_found(ref, mind_id, user)
     return HistoryResult(
         entries=[
-            HistoryEntry(seq=e["seq"], action=e["action"], at=e["at"], memory=memory)
-            for e, memory in zip(entries, versions, strict=True)
-        ]
+            HistoryEntry(version=number, seq=e["seq"], action=e["action"], at=e["at"], memory=memory)
+            for number, (e, memory) in enumerate(zip(entries, versions, strict=True), 1)
+        ],
+        ref=ref,
+        store=_store_name(user),
     )

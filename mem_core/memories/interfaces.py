@@ -5,6 +5,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from mem_core.errors import MemError
+
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
@@ -119,16 +121,17 @@ class MemoryStore(ABC):
         that an id is never reused."""
 
     @abstractmethod
-    def insert(self, record: dict[str, Any], *, at: str) -> None:
-        """Add a new memory (its id and its (mind, category, key) are unused)
-        and record it in the history as ``create`` at ``at``."""
+    def insert(self, record: dict[str, Any], *, at: str, action: str = "create") -> None:
+        """Add a new memory (its (mind, category, key) is unused; its id is
+        new, or that of a forgotten memory brought back) and record it in the
+        history as ``action`` (``create``, or ``restore``) at ``at``."""
 
     @abstractmethod
     def update(self, record: dict[str, Any], *, action: str, at: str) -> None:
         """Replace the memory with ``record["id"]`` (same mind, category and
         key) and record the new value in the history as ``action``
-        (``update`` or ``verify``) at ``at``; the previous value stays in the
-        history."""
+        (``update``, ``verify`` or ``restore``) at ``at``; the previous value
+        stays in the history."""
 
     @abstractmethod
     def delete(self, memory_id: str, *, at: str) -> None:
@@ -139,7 +142,36 @@ class MemoryStore(ABC):
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """Every recorded version of a memory, oldest first, deleted ones
         included: ``{"seq", "memory_id", "action", "at", "memory": <record>}``
-        with ``action`` one of ``create update verify delete``."""
+        with ``action`` one of ``create update verify restore delete``."""
+
+    # -- lifecycle: minds, moving a store (structured-memory.md) ---------------
+
+    def minds(self) -> list[tuple[str, int]]:
+        """Every mind that holds a memory (expired ones included), by name,
+        with how many it holds. This default lists every memory; a backend
+        may count in its database instead."""
+        from mem_core.memories.records import MemoryFilter
+
+        counts: dict[str, int] = {}
+        for record in self.query(MemoryFilter(now="", include_expired=True)):
+            counts[record["mind_id"]] = counts.get(record["mind_id"], 0) + 1
+        return sorted(counts.items())
+
+    def known_ids(self) -> list[str]:
+        """Every memory id the history holds (forgotten memories included),
+        in the order they were first recorded: what ``mem memories export``
+        writes. A backend that supports moving stores implements it."""
+        raise MemError(f"the {self.name} memory store cannot export its memories")
+
+    def import_memory(self, record: dict[str, Any], history: list[dict[str, Any]], *, forgotten: bool) -> None:
+        """Bring in a memory from another store, inside :meth:`transaction`:
+        append ``history`` (``{"action", "at", "memory"}`` entries, oldest
+        first) to the history as it is, and unless ``forgotten`` make
+        ``record`` the current memory, without recording anything more. Its
+        id is unknown to this store and its (mind, category, key) unused.
+        A backend that supports moving stores implements it."""
+        del record, history, forgotten
+        raise MemError(f"the {self.name} memory store cannot import memories")
 
     @abstractmethod
     def query(self, where: MemoryFilter) -> list[dict[str, Any]]:
@@ -152,9 +184,13 @@ class MemoryStore(ABC):
     @abstractmethod
     def search(self, words: list[str], where: MemoryFilter) -> list[dict[str, Any]]:
         """Full-text search: the memories ``where`` keeps whose key, content or
-        tags contain every one of ``words`` (case- and accent-insensitive whole
-        words), ranked by the search engine's relevance, ties by the
-        :meth:`query` order. At most ``where.limit``."""
+        tags contain some of ``words`` (case- and accent-insensitive; a word
+        also matches its English inflections — ``caching``, ``cache`` — and,
+        from three letters, the longer words it starts; common question words
+        such as ``how`` or ``the`` are ignored unless every word is one, see
+        ``mem_core.plugin.search_words``), ranked by the search engine's
+        relevance — memories matching more, and rarer, words first — ties by
+        the :meth:`query` order. At most ``where.limit``."""
 
     @abstractmethod
     def recall_candidates(self, tokens: list[str] | None, *, now: str) -> list[dict[str, Any]]:

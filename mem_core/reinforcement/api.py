@@ -24,7 +24,7 @@ from mem_core.errors import MemError
 from mem_core.files import PATTERN_SCORES as SCORES
 from mem_core.files import PROMOTIONS, append_record, os_error_message, read_text, safe_file, write_json, writer_lock
 from mem_core.journal.records import deterministic_id
-from mem_core.js.jsonfmt import JSONError, dumps, loads, reorder, to_fixed
+from mem_core.js.jsonfmt import JSONError, dumps, loads, parsed_order, to_fixed
 from mem_core.js.numbers import js_to_number
 from mem_core.js.strings import js_trim
 from mem_core.js.values import UNDEFINED, js_string
@@ -176,12 +176,13 @@ def read_scores(project: str) -> dict[str, Any]:
         raise MemError(os_error_message(exc, "open", path)) from None
     try:
         # as Node reads it: malformed UTF-8 becomes U+FFFD
-        scores = loads(data.decode("utf-8", errors="replace"))
+        text = data.decode("utf-8", errors="replace")
+        scores = loads(text)
     except (JSONError, RecursionError):
         raise MemError(CORRUPT_SCORES) from None
     if not isinstance(scores, dict):
         raise MemError(CORRUPT_SCORES)
-    return reorder(scores)
+    return parsed_order(scores, text)
 
 
 def _lookup(scores: dict[str, Any], pattern: str) -> Any:
@@ -261,7 +262,8 @@ def reinforce(
             # assigning to an absent "__proto__" replaces the object's
             # prototype in JavaScript: the store does not gain the key
             scores[pattern] = next_score
-        write_json(project, SCORES, reorder(scores))
+        # in JavaScript key order already (read_scores), and dumps keeps that order
+        write_json(project, SCORES, scores)
         promotion = None
         if next_score["mean"] >= PROMOTION_MEAN and js_to_number(next_score["updates"]) >= PROMOTION_MIN_UPDATES:
             promotion = append_record(project, PROMOTIONS, proposal(pattern, now, next_score, evidence_ids))

@@ -29,13 +29,21 @@ class RecallResult:
     """The ranked results of one recall (and the sources it skipped)."""
 
     def __init__(
-        self, query: str, scope: str, ranking: str, results: list[Scored], skipped: list[dict[str, str]]
+        self,
+        query: str,
+        scope: str,
+        ranking: str,
+        results: list[Scored],
+        skipped: list[dict[str, str]],
+        hints: list[str] | None = None,
     ) -> None:
         self.query = query
         self.scope = scope
         self.ranking = ranking
         self.results = results
         self.skipped = skipped
+        #: why nothing was found, when something can be said (see :mod:`mem_core.retrieval.hints`)
+        self.hints = hints or []
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -47,10 +55,19 @@ class RecallResult:
         }
         if self.skipped:
             data["skipped"] = self.skipped
+        if self.hints:
+            data["hints"] = self.hints
         return data
 
 
+#: built-in rankers the reference does not have: left out of the "ranking
+#: must be …" message, whose bytes are the reference's (``mem plugins`` and
+#: ``--help`` list them)
+_NOT_IN_MESSAGE = frozenset(("bm25",))
+
+
 def _ranking_names(names: list[str]) -> str:
+    names = [name for name in names if name not in _NOT_IN_MESSAGE] or names
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
@@ -87,14 +104,23 @@ def recall(
 ) -> RecallResult:
     """Ranked retrieval over every active note source (mem-cli.md §2) of the
     project of ``directory`` (see :func:`mem_core.project.find_project`);
-    ``portfolio`` defaults to the ``portfolio`` setting."""
+    ``portfolio`` defaults to the ``portfolio`` setting, ``ranking`` to the
+    ``recall_ranking`` setting (``lexical`` unless a config file says
+    otherwise)."""
     scope = scope or "project"
-    ranking = ranking or "lexical"
     if not isinstance(query, str) or not js_trim(query):
         raise MemError("recall: query must be a non-empty string")
     kernel, settings = resolve(directory, kernel)
     rankers = kernel.rankers
-    ranker_cls = rankers.require(ranking, f"recall: ranking must be {_ranking_names(rankers.names())}")
+    if ranking:
+        ranker_cls = rankers.require(ranking, f"recall: ranking must be {_ranking_names(rankers.names())}")
+    else:
+        ranking = settings.get("recall_ranking")
+        ranker_cls = rankers.require(
+            ranking,
+            f"recall: ranking must be {_ranking_names(rankers.names())} "
+            f"(got {ranking!r} from {settings.where('recall_ranking')})",
+        )
     count = parse_limit(limit)
     now = now or now_iso()
     if isinstance(context_scope, str):  # commander: an empty value is no value; trim as JS trims
@@ -134,7 +160,13 @@ def recall(
             if plain:
                 parts.append(plain)
     ranked = ranker.rank(request, Candidates(parts), RankContext(kernel, request))
-    return RecallResult(query, scope, ranking, [_own(scored) for scored in ranked[:count]], context.skipped)
+    results = [_own(scored) for scored in ranked[:count]]
+    hints = None
+    if not results and count:
+        from mem_core.retrieval.hints import heading_hints
+
+        hints = heading_hints(settings.project)
+    return RecallResult(query, scope, ranking, results, context.skipped, hints)
 
 
 def _own(scored: Scored) -> Scored:

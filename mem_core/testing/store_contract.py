@@ -449,16 +449,38 @@ class MemoryStoreContract:
 
     # -- full-text search -----------------------------------------------------
 
-    def test_search_needs_every_word_and_applies_the_filter(self, mem_store: MemoryStore) -> None:
+    def test_search_matches_any_word_and_applies_the_filter(self, mem_store: MemoryStore) -> None:
         records = _sample()
         insert(mem_store, *records)
         where = MemoryFilter(now=NOW, mind_id="default", tag="docker")
-        found = mem_store.search(["docker", "swarm"], where)
-        expected = {r["id"] for r in records if where.keeps(r) and "docker swarm" in r["content"]}
+        found = mem_store.search(["kubernetes", "swarm"], where)
+        text = lambda r: r["content"] + " " + " ".join(r["tags"])  # noqa: E731
+        expected = {r["id"] for r in records if where.keeps(r) and ("swarm" in text(r) or "kubernetes" in text(r))}
         assert {r["id"] for r in found} == expected and expected
-        assert mem_store.search(["docker", "absent"], MemoryFilter(now=NOW)) == []
+        # a word that matches nothing does not hide what the other words find
+        docker = {r["id"] for r in mem_store.search(["docker"], MemoryFilter(now=NOW))}
+        assert {r["id"] for r in mem_store.search(["docker", "absent"], MemoryFilter(now=NOW))} == docker
+        assert mem_store.search(["absent", "missing"], MemoryFilter(now=NOW)) == []
         assert mem_store.search([], MemoryFilter(now=NOW)) == []
         assert len(mem_store.search(["docker"], MemoryFilter(now=NOW, limit=2))) == 2
+
+    def test_search_ranks_memories_matching_more_words_first(self, mem_store: MemoryStore) -> None:
+        one = record(content="the cache is warmed at start")
+        both = record(content="invalidate the cache after a deploy")
+        other = record(content="the deploy runs on fridays")
+        insert(mem_store, one, other, both)
+        found = [r["id"] for r in mem_store.search(["cache", "deploy", "absent"], MemoryFilter(now=NOW))]
+        assert found[0] == both["id"] and set(found) == {one["id"], both["id"], other["id"]}
+
+    def test_search_finds_stems_and_prefixes(self, mem_store: MemoryStore) -> None:
+        cache = record(content="Cache the compiled templates")
+        config = record(content="The configuration lives in settings.toml")
+        insert(mem_store, cache, config)
+        where = MemoryFilter(now=NOW)
+        assert mem_store.search(["caching"], where) == [cache]
+        assert mem_store.search(["caches"], where) == [cache]
+        assert mem_store.search(["config"], where) == [config]
+        assert mem_store.search(["how", "do", "I", "configure", "it"], where) == [config]
 
     def test_search_covers_key_content_and_tags_without_case_or_accents(self, mem_store: MemoryStore) -> None:
         by_key = record(key="communication_style", content="Prefers concise answers")
@@ -533,3 +555,98 @@ class MemoryStoreContract:
         assert {r["id"] for r in must} <= set(found_ids)
         assert all(keeps(r) for r in found)  # nothing expired
         assert found == sort_records(found)  # in the documented order
+
+    # -- lifecycle: restore, minds, moving a store -------------------------------
+
+    def test_insert_records_the_action_it_is_given(self, mem_store: MemoryStore) -> None:
+        r = record()
+        insert(mem_store, r)
+        with mem_store.transaction():
+            mem_store.delete(r["id"], at=LATER)
+        back = {**r, "updated_at": LATER}
+        with mem_store.transaction():
+            mem_store.insert(back, at=LATER, action="restore")
+        assert mem_store.get(r["id"]) == back
+        assert [(e["action"], e["at"]) for e in mem_store.history(r["id"])] == [
+            ("create", NOW),
+            ("delete", LATER),
+            ("restore", LATER),
+        ]
+        changed = {**back, "content": "restored again"}
+        with mem_store.transaction():
+            mem_store.update(changed, action="restore", at=LATER)
+        assert mem_store.history(r["id"])[-1]["action"] == "restore"
+
+    def test_minds_count_the_memories_of_each_mind(self, mem_store: MemoryStore) -> None:
+        assert mem_store.minds() == []
+        records = _sample()
+        insert(mem_store, *records)
+        with mem_store.transaction():
+            mem_store.delete(records[0]["id"], at=LATER)
+        counts: dict[str, int] = {}
+        for r in records[1:]:
+            counts[r["mind_id"]] = counts.get(r["mind_id"], 0) + 1
+        assert mem_store.minds() == sorted(counts.items())
+
+    def test_an_imported_memory_gets_its_signatures_back(self, mem_store: MemoryStore) -> None:
+        """What ``mem memories import`` does: a memory brought in with its
+        history, then its signature rows re-added (``add_signature``), in one
+        transaction; ``signatures`` gives them back as they were."""
+        r = record()
+        insert(mem_store, r)
+        assert mem_store.signatures(r["id"]) == []  # none until a human signs
+        if type(mem_store).import_memory is MemoryStore.import_memory:
+            return  # a backend that does not import memories (optional) has nothing more to keep
+        imported = record(content="imported with its signature")
+        rows = [self._signature(imported["id"], 1), self._signature(imported["id"], 2)]
+        if type(mem_store).add_signature is MemoryStore.add_signature:
+            # a backend that keeps no signatures refuses them: the whole import is rolled back
+            with pytest.raises(MemError), mem_store.transaction():
+                mem_store.import_memory(
+                    imported, [{"action": "create", "at": NOW, "memory": imported}], forgotten=False
+                )
+                mem_store.add_signature(dict(rows[0]))
+            assert mem_store.get(imported["id"]) is None and not mem_store.id_known(imported["id"])
+            return
+        with mem_store.transaction():
+            mem_store.import_memory(imported, [{"action": "create", "at": NOW, "memory": imported}], forgotten=False)
+            for row in rows:
+                mem_store.add_signature(dict(row))
+        assert mem_store.signatures(imported["id"]) == rows
+        assert mem_store.signatures_of([imported["id"], r["id"]]) == {imported["id"]: rows}
+
+    def test_an_imported_memory_keeps_its_history_as_it_was(self, mem_store: MemoryStore) -> None:
+        if type(mem_store).import_memory is MemoryStore.import_memory:
+            pytest.skip("this backend does not import memories (optional)")
+        first = record(content="first")
+        insert(mem_store, first)
+        current = record(content="second version", updated_at=LATER)
+        history = [
+            {"action": "create", "at": NOW, "memory": {**current, "content": "first version", "updated_at": NOW}},
+            {"action": "update", "at": LATER, "memory": current},
+        ]
+        gone = record(content="forgotten")
+        gone_history = [
+            {"action": "create", "at": NOW, "memory": gone},
+            {"action": "delete", "at": LATER, "memory": gone},
+        ]
+        with mem_store.transaction():
+            mem_store.import_memory(current, history, forgotten=False)
+            mem_store.import_memory(gone, gone_history, forgotten=True)
+        assert mem_store.get(current["id"]) == current
+        assert mem_store.get(gone["id"]) is None and mem_store.id_known(gone["id"])
+        assert [{k: e[k] for k in ("action", "at", "memory")} for e in mem_store.history(current["id"])] == history
+        assert [e["action"] for e in mem_store.history(gone["id"])] == ["create", "delete"]
+        assert mem_store.known_ids() == [first["id"], current["id"], gone["id"]]
+        assert [m["id"] for m in mem_store.search(["second"], MemoryFilter(now=LATER))] == [current["id"]]
+        assert current["id"] in [m["id"] for m in mem_store.recall_candidates(["second"], now=LATER)]
+
+    def test_a_failed_import_leaves_nothing(self, mem_store: MemoryStore) -> None:
+        if type(mem_store).import_memory is MemoryStore.import_memory:
+            pytest.skip("this backend does not import memories (optional)")
+        r = record()
+        with pytest.raises(RuntimeError), mem_store.transaction():
+            mem_store.import_memory(r, [{"action": "create", "at": NOW, "memory": r}], forgotten=False)
+            raise RuntimeError("the import failed later")
+        assert mem_store.get(r["id"]) is None and not mem_store.id_known(r["id"])
+        assert mem_store.known_ids() == []

@@ -67,16 +67,18 @@ class EvidenceRanker(Ranker):
         lexical = context.ranker("lexical").rank(query.replace(limit=len(candidates)), candidates, context)
         lexical.sort(key=lambda scored: position[id(scored.candidate)])  # back to the sources' order
         receipts = context.receipts(query.context_scope)
-        anchors: list[str] | None = None
+        by_anchor: dict[str, list[dict[str, Any]]] | None = None
         ranked = []
         for scored in lexical:
             fields = scored.candidate.fields
             matching: list[dict[str, Any]] = []
             if fields.get("kind") == "note":
-                if anchors is None:
-                    anchors = [_anchor(receipt) for receipt in receipts]
+                if by_anchor is None:  # each note's receipts, in file order, found once
+                    by_anchor = {}
+                    for receipt in receipts:
+                        by_anchor.setdefault(_anchor(receipt), []).append(receipt)
                 key = js_string(fields.get("sourceFile", UNDEFINED)) + "\0" + js_string(fields.get("ref", UNDEFINED))
-                matching = [receipt for receipt, anchor in zip(receipts, anchors, strict=True) if anchor == key]
+                matching = by_anchor.get(key, [])
             if not matching:
                 ranked.append(Scored(scored.candidate, scored.score, {"evidence": dict(UNVERIFIED, receiptIds=[])}))
                 continue

@@ -42,7 +42,7 @@ default — never in a config file. Its password is never shown:
 * **Recall** preselects by an indexed ``text[]`` of each memory's recall
   terms (``&&`` overlap with the query tokens, GIN).
 * **History**: ``mem_history`` gets every version (create, update, verify,
-  delete tombstone) in the same transaction; a trigger refuses UPDATE,
+  restore, delete tombstone) in the same transaction; a trigger refuses UPDATE,
   DELETE and TRUNCATE on it.
 * **Schema versions**: ``mem_schema_migrations`` lists the applied steps of
   :data:`MIGRATIONS`; opening a store applies the missing ones in order, in
@@ -173,6 +173,24 @@ def _migrate_1(conn: psycopg.Connection[Any]) -> None:
 
 
 def _migrate_2(conn: psycopg.Connection[Any]) -> None:
+    """The history also records restore (mem memories restore)."""
+    conn.execute("ALTER TABLE mem_history DROP CONSTRAINT mem_history_action_check")
+    conn.execute(
+        "ALTER TABLE mem_history ADD CONSTRAINT mem_history_action_check "
+        "CHECK (action IN ('create', 'update', 'verify', 'restore', 'delete'))"
+    )
+
+
+def _migrate_3(conn: psycopg.Connection[Any]) -> None:
+    """Search vectors rebuilt from English stems, for searches that find
+    what people type (caching finds cache)."""
+    rows = conn.execute("SELECT id, key, content, tags FROM mem_memories").fetchall()
+    for row_id, key, content, tags in rows:
+        vector = _tsvector({"key": key, "content": content, "tags": list(tags)})
+        conn.execute("UPDATE mem_memories SET search = %s::tsvector WHERE id = %s", (vector, row_id))
+
+
+def _migrate_4(conn: psycopg.Connection[Any]) -> None:
     """Humans' signatures (structured-memory.md, Trust); a memory verified
     before keeps that as a terminal confirmation at its updated_at."""
     from mem_core.memories.trust import terminal_signature
@@ -212,7 +230,7 @@ def _insert_signature(conn: psycopg.Connection[Any], store: int, signature: dict
 
 
 #: ordered schema steps; ``mem_schema_migrations`` holds one row per applied step
-MIGRATIONS: tuple[Callable[[psycopg.Connection[Any]], None], ...] = (_migrate_1, _migrate_2)
+MIGRATIONS: tuple[Callable[[psycopg.Connection[Any]], None], ...] = (_migrate_1, _migrate_2, _migrate_3, _migrate_4)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _VERSION_TABLE = """
@@ -244,13 +262,16 @@ def _quote(lexeme: str) -> str:
 
 
 def _tsvector(record: dict[str, Any]) -> str:
-    """The record's search vector, as ``tsvector`` input: key and tags at
+    """The record's search vector, as ``tsvector`` input: the English stems
+    (``mem_core.retrieval.analysis.stem``) of its words, key and tags at
     weight A, content at B; positions in that order (capped at 16383, as
     PostgreSQL does)."""
+    from mem_core.retrieval.analysis import stem
+
     positions: dict[str, list[str]] = {}
     position = 0
     for text, label in ((record["key"], "A"), (" ".join(record["tags"]), "A"), (record["content"], "B")):
-        for word in search_words(text):
+        for word in map(stem, search_words(text)):
             position += 1
             if len(word.encode("utf-8")) > LEXEME_MAX_BYTES:
                 continue
@@ -261,14 +282,21 @@ def _tsvector(record: dict[str, Any]) -> str:
 
 
 def _tsquery(words: list[str]) -> str | None:
-    """Every word must match; a word that folds to several (``a-b``) is a
-    phrase. ``None`` when no word has a letter or digit."""
+    """Any of the words (``mem_core.plugin.search_words``: common question
+    words left out), each as its stem and, from three letters, as the start
+    of longer stems; a word that folds to several is a phrase. ``None`` when
+    no word has a letter or digit."""
+    from mem_core.plugin import search_words as wanted_words
+    from mem_core.retrieval.analysis import stem
+
     parts = []
-    for word in words:
-        lexemes = [w for w in search_words(word) if len(w.encode("utf-8")) <= LEXEME_MAX_BYTES]
-        if lexemes:
+    for phrase in wanted_words(words):
+        lexemes = [stem(word) for word in phrase if len(stem(word).encode("utf-8")) <= LEXEME_MAX_BYTES]
+        if len(phrase) > 1 and lexemes:  # a word of several (a-b) is a phrase
             parts.append("(" + " <-> ".join(_quote(lexeme) for lexeme in lexemes) + ")")
-    return " & ".join(parts) if parts else None
+        elif lexemes:
+            parts.append(_quote(lexemes[0]) + (":*" if len(phrase[0]) >= 3 else ""))
+    return " | ".join(dict.fromkeys(parts)) if parts else None
 
 
 def _record(row: tuple[Any, ...]) -> dict[str, Any]:
@@ -542,6 +570,20 @@ class PostgresStore(MemoryStore):
             entries.append({"seq": seq, "memory_id": mid, "action": action, "at": at, "memory": memory})
         return entries
 
+    def minds(self) -> list[tuple[str, int]]:
+        rows = self._rows(
+            "SELECT mind_id, count(*) FROM mem_memories WHERE store = %s GROUP BY mind_id ORDER BY mind_id",
+            (self._store_id,),
+        )
+        return [(mind, int(count)) for mind, count in rows]
+
+    def known_ids(self) -> list[str]:
+        rows = self._rows(
+            "SELECT memory_id FROM mem_history WHERE store = %s GROUP BY memory_id ORDER BY min(seq)",
+            (self._store_id,),
+        )
+        return [row[0] for row in rows]
+
     def _where(self, where: MemoryFilter) -> tuple[list[str], list[Any]]:
         from mem_core.memories.records import sql_conditions
 
@@ -619,7 +661,7 @@ class PostgresStore(MemoryStore):
             (self._store_id, record["id"], action, at, dumps(record)),
         )
 
-    def insert(self, record: dict[str, Any], *, at: str) -> None:
+    def insert(self, record: dict[str, Any], *, at: str, action: str = "create") -> None:
         conn = self._writing()
         values = {**_values(record), "store": self._store_id}
         with self._errors():
@@ -629,8 +671,33 @@ class PostgresStore(MemoryStore):
                 "(%(store)s, %(id)s, %(mind_id)s, %(category)s, %(key)s, %(content)s, %(tags)s::text[], "
                 "%(priority)s, %(source)s, %(verified)s, %(confidence)s, %(expires_at)s, %(created_at)s, "
                 "%(updated_at)s, %(search)s::tsvector, %(terms)s::text[]) RETURNING id) " + _LOG_ADDED,
-                {**values, "action": "create", "at": at},
+                {**values, "action": action, "at": at},
             )
+
+    def import_memory(self, record: dict[str, Any], history: list[dict[str, Any]], *, forgotten: bool) -> None:
+        from mem_core.js.jsonfmt import dumps
+
+        conn = self._writing()
+        with self._errors():
+            if not forgotten:
+                values = {**_values(record), "store": self._store_id}
+                conn.execute(
+                    "INSERT INTO mem_memories (store, id, mind_id, category, key, content, tags, priority, source, "
+                    "verified, confidence, expires_at, created_at, updated_at, search, terms) VALUES "
+                    "(%(store)s, %(id)s, %(mind_id)s, %(category)s, %(key)s, %(content)s, %(tags)s::text[], "
+                    "%(priority)s, %(source)s, %(verified)s, %(confidence)s, %(expires_at)s, %(created_at)s, "
+                    "%(updated_at)s, %(search)s::tsvector, %(terms)s::text[])",
+                    values,
+                )
+            rows = []
+            for entry in history:
+                _check_text(entry["memory"])
+                rows.append((self._store_id, record["id"], entry["action"], entry["at"], dumps(entry["memory"])))
+            with conn.cursor() as cursor:
+                cursor.executemany(
+                    "INSERT INTO mem_history (store, memory_id, action, at, record) VALUES (%s, %s, %s, %s, %s::json)",
+                    rows,
+                )
 
     def update(self, record: dict[str, Any], *, action: str, at: str) -> None:
         conn = self._writing()

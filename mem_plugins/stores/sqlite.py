@@ -14,7 +14,7 @@
   :mod:`mem_core.memories.trust`); the ``verified`` and ``source`` columns
   are what was claimed when stored, never what a read believes.
 * **History**: ``memory_history`` gets every version (create, update, verify,
-  delete tombstone) in the same transaction as the change; triggers make it
+  restore, delete tombstone) in the same transaction as the change; triggers make it
   append-only.
 * **Schema versions**: ``PRAGMA user_version`` is the number of
   :data:`MIGRATIONS` applied; opening a store applies the missing ones, in
@@ -154,6 +154,50 @@ def _migrate_2(conn: sqlite3.Connection) -> None:
 
 
 def _migrate_3(conn: sqlite3.Connection) -> None:
+    """The history also records ``restore`` (``mem memories restore``): the
+    table is rebuilt with every row, seq and order kept, append-only again."""
+    for statement in (
+        "DROP TRIGGER memory_history_no_update",
+        "DROP TRIGGER memory_history_no_delete",
+        "ALTER TABLE memory_history RENAME TO memory_history_old",
+        """
+        CREATE TABLE memory_history (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            memory_id TEXT NOT NULL,
+            action TEXT NOT NULL CHECK (action IN ('create', 'update', 'verify', 'restore', 'delete')),
+            at TEXT NOT NULL,
+            record TEXT NOT NULL
+        )
+        """,
+        "INSERT INTO memory_history (seq, memory_id, action, at, record) "
+        "SELECT seq, memory_id, action, at, record FROM memory_history_old ORDER BY seq",
+        "DROP TABLE memory_history_old",
+        *_V1[-3:],
+    ):
+        conn.execute(statement)
+
+
+def _migrate_4(conn: sqlite3.Connection) -> None:
+    """The full-text index rebuilt for searches that find what people type:
+    English stems (``porter``: ``caching`` finds ``cache``) over the same
+    accent-free words, and prefix indexes of 2 and 3 characters for prefix
+    queries (``config`` finds ``configuration``). The triggers of step 1 keep
+    it in step, by name."""
+    conn.execute("DROP TABLE memories_fts")
+    conn.execute(
+        """
+        CREATE VIRTUAL TABLE memories_fts USING fts5 (
+            key, content, tags,
+            content = 'memories', content_rowid = 'n',
+            tokenize = 'porter unicode61 remove_diacritics 2',
+            prefix = '2 3'
+        )
+        """
+    )
+    conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')")
+
+
+def _migrate_5(conn: sqlite3.Connection) -> None:
     """Humans' signatures (``signatures``, structured-memory.md, Trust); a
     memory verified before keeps that as a terminal confirmation (the only
     way to verify then) at its ``updated_at``."""
@@ -187,7 +231,13 @@ def _insert_signature(conn: sqlite3.Connection, signature: dict[str, Any]) -> No
 _SIGNATURE_FIELDS = ("memory_id", "by", "fingerprint", "verified_at", "signature")
 
 #: ordered schema steps; ``PRAGMA user_version`` = how many are applied
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migrate_1, _migrate_2, _migrate_3)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _migrate_1,
+    _migrate_2,
+    _migrate_3,
+    _migrate_4,
+    _migrate_5,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -238,6 +288,14 @@ def _write_terms(conn: sqlite3.Connection, n: int, record: dict[str, Any]) -> No
 
 def _fts_phrase(word: str) -> str:
     return '"' + word.replace('"', '""') + '"'
+
+
+def _fts_match(phrase: tuple[str, ...]) -> str:
+    """One word (from three letters also the start of longer words: ``co``
+    would match half the store), or a phrase of several."""
+    if len(phrase) > 1:
+        return _fts_phrase(" ".join(phrase))
+    return _fts_phrase(phrase[0]) + ("*" if len(phrase[0]) >= 3 else "")
 
 
 class SqliteStore(MemoryStore):
@@ -417,6 +475,24 @@ class SqliteStore(MemoryStore):
             entries.append({"seq": seq, "memory_id": mid, "action": action, "at": at, "memory": memory})
         return entries
 
+    def minds(self) -> list[tuple[str, int]]:
+        with self._errors():
+            rows = (
+                self._connection()
+                .execute("SELECT mind_id, count(*) FROM memories GROUP BY mind_id ORDER BY mind_id")
+                .fetchall()
+            )
+        return [(mind, int(count)) for mind, count in rows]
+
+    def known_ids(self) -> list[str]:
+        with self._errors():
+            rows = (
+                self._connection()
+                .execute("SELECT memory_id FROM memory_history GROUP BY memory_id ORDER BY min(seq)")
+                .fetchall()
+            )
+        return [row[0] for row in rows]
+
     def _where(self, where: MemoryFilter) -> tuple[list[str], list[Any]]:
         from mem_core.memories.records import sql_conditions
 
@@ -441,14 +517,18 @@ class SqliteStore(MemoryStore):
         return [_record(row) for row in rows]
 
     def search(self, words: list[str], where: MemoryFilter) -> list[dict[str, Any]]:
-        if not words:
+        from mem_core.plugin import search_words
+
+        wanted = search_words(words)
+        if not wanted:
             return []
         conditions, params = self._where(where)
         sql = (
             f"SELECT {_M_COLUMNS} FROM memories_fts JOIN memories m ON m.n = memories_fts.rowid "
             "WHERE memories_fts MATCH ?"
         )
-        params.insert(0, " ".join(_fts_phrase(word) for word in words))
+        # any of the words; bm25() ranks those matching more, and rarer, words first
+        params.insert(0, " OR ".join(_fts_match(phrase) for phrase in wanted))
         if conditions:
             sql += " AND " + " AND ".join(conditions)
         # key and tags weigh twice as much as content
@@ -523,16 +603,11 @@ class SqliteStore(MemoryStore):
         conn.execute("DELETE FROM memory_tags WHERE memory = ?", (n,))
         conn.executemany("INSERT INTO memory_tags (memory, tag) VALUES (?, ?)", [(n, tag) for tag in tags])
 
-    def insert(self, record: dict[str, Any], *, at: str) -> None:
+    def insert(self, record: dict[str, Any], *, at: str, action: str = "create") -> None:
         conn = self._writing()
         with self._errors():
-            n = conn.execute(
-                f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 13)})", _row(record)
-            ).lastrowid
-            assert n is not None
-            self._write_tags(conn, n, record["tags"])
-            _write_terms(conn, n, record)
-            self._log(conn, record, "create", at)
+            self._add_row(conn, record)
+            self._log(conn, record, action, at)
 
     def update(self, record: dict[str, Any], *, action: str, at: str) -> None:
         conn = self._writing()
@@ -552,6 +627,24 @@ class SqliteStore(MemoryStore):
             self._write_tags(conn, n, record["tags"])
             _write_terms(conn, n, record)
             self._log(conn, record, action, at)
+
+    def _add_row(self, conn: sqlite3.Connection, record: dict[str, Any]) -> None:
+        n = conn.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 13)})", _row(record)).lastrowid
+        assert n is not None
+        self._write_tags(conn, n, record["tags"])
+        _write_terms(conn, n, record)
+
+    def import_memory(self, record: dict[str, Any], history: list[dict[str, Any]], *, forgotten: bool) -> None:
+        from mem_core.js.jsonfmt import dumps
+
+        conn = self._writing()
+        with self._errors():
+            if not forgotten:
+                self._add_row(conn, record)
+            conn.executemany(
+                "INSERT INTO memory_history (memory_id, action, at, record) VALUES (?, ?, ?, ?)",
+                [(record["id"], e["action"], e["at"], dumps(e["memory"])) for e in history],
+            )
 
     def delete(self, memory_id: str, *, at: str) -> None:
         conn = self._writing()

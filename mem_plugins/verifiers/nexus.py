@@ -23,6 +23,7 @@ evidence.``
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import os
 import re
@@ -89,6 +90,47 @@ class _Stale(Exception):
 
 
 # --------------------------------------------------------------------------
+# the per-invocation memo: each run file parsed once, each file hashed once
+
+
+class _Memo:
+    """What one verifier instance has read, keyed by file identity.
+
+    ``mem outcomes`` and evidence recall re-check every receipt, and the
+    receipts of one run share its run file, its check binaries and often
+    their artifacts: each is read and hashed once per invocation. The key is
+    the path with the size, modification and change times, inode and device
+    of the file as it is found at each use, so a file replaced or edited in
+    between is read again — never a stale status. Every path check runs at
+    every use, as without the memo.
+    """
+
+    def __init__(self) -> None:
+        self.runs: dict[tuple[Any, ...], tuple[bool, Any]] = {}
+        self.hashes: dict[tuple[Any, ...], str] = {}
+
+
+_MEMO: contextvars.ContextVar[_Memo | None] = contextvars.ContextVar("nexus_memo", default=None)
+
+
+def _identity(path: str, st: os.stat_result) -> tuple[Any, ...]:
+    return (path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+
+def _sha256_file(path: str, st: os.stat_result) -> str:
+    """Hex sha256 of the file at ``path`` (``st`` its stat), once per identity."""
+    memo = _MEMO.get()
+    key = _identity(path, st) if memo is not None else None
+    if memo is not None and key in memo.hashes:
+        return memo.hashes[key]
+    with open(path, "rb") as fh:
+        found = hashlib.sha256(fh.read()).hexdigest()
+    if memo is not None:
+        memo.hashes[key] = found  # type: ignore[index]
+    return found
+
+
+# --------------------------------------------------------------------------
 # paths: Nexus's ``safeTarget`` and ``relative`` rules
 
 
@@ -146,14 +188,15 @@ def _directory_at(root: str, file: Any) -> str:
 def _file_hash(root: str, file: Any, required: bool = True) -> str | None:
     _relative(file)
     target = _safe_target(root, file)
-    if not os.path.exists(target):
+    try:
+        st = os.stat(target)
+    except (OSError, ValueError):  # what os.path.exists calls missing
         if required:
-            raise _Stale("Required file is missing: " + file)
+            raise _Stale("Required file is missing: " + file) from None
         return None
-    if os.stat(target).st_size > MAX_FILE_BYTES:
+    if st.st_size > MAX_FILE_BYTES:
         raise _Stale("File exceeds the 16 MiB snapshot limit: " + file)
-    with open(target, "rb") as fh:
-        return hashlib.sha256(fh.read()).hexdigest()
+    return _sha256_file(target, st)
 
 
 def _list(value: Any) -> list[Any]:
@@ -217,10 +260,10 @@ def _command_hash(command: Any) -> str:
     if not isinstance(command, str) or not command.startswith("/"):
         raise _Stale("Check command must be node or an absolute executable path.")
     real = os.path.realpath(command, strict=True)
-    if not stat.S_ISREG(os.stat(real).st_mode):
+    st = os.stat(real)
+    if not stat.S_ISREG(st.st_mode):
         raise _Stale("Check command is not a regular executable.")
-    with open(real, "rb") as fh:
-        return hashlib.sha256(fh.read()).hexdigest()
+    return _sha256_file(real, st)
 
 
 # --------------------------------------------------------------------------
@@ -267,9 +310,25 @@ def load_run(root: str, run_id: Any) -> dict[str, Any]:
     (``root`` is the real project path)."""
     target = _safe_target(root, _run_file(run_id))
     try:
-        size = os.stat(target).st_size
+        st = os.stat(target)
     except OSError as exc:
         raise MemError(os_error_message(exc, "stat", target)) from None
+    memo = _MEMO.get()
+    if memo is None:
+        return _load_run(root, run_id, target, st.st_size)
+    key = (root, run_id, *_identity(target, st))
+    if key not in memo.runs:
+        try:
+            memo.runs[key] = (True, _load_run(root, run_id, target, st.st_size))
+        except MemError as exc:
+            memo.runs[key] = (False, exc)
+    ok, found = memo.runs[key]
+    if not ok:
+        raise found
+    return found  # type: ignore[no-any-return]
+
+
+def _load_run(root: str, run_id: str, target: str, size: int) -> dict[str, Any]:
     if size > MAX_RUN_BYTES:
         raise NexusError("Run state exceeds the size limit.")
     try:
@@ -513,13 +572,22 @@ class NexusVerifier(OutcomeVerifier):
     name: ClassVar[str] = "nexus"
     help: ClassVar[str] = "BMAD+ Nexus run state (.bmad-plus/nexus/runs/<runId>.json)"
 
+    def __init__(self) -> None:
+        # one instance per invocation: what its re-checks read, read once
+        self._memo = _Memo()
+
     def describe(self, project: str, request: dict[str, Any]) -> dict[str, Any]:
+        # read afresh: observe compares this with a re-check to catch a torn write
         run_id = required_text(prop(request, "runId"), "Run ID")
         task_id = required_text(prop(request, "taskId"), "Task ID")
         return accepted_source(project, run_id, task_id)
 
     def recheck(self, project: str, source: dict[str, Any]) -> dict[str, Any]:
-        return accepted_source(project, prop(source, "runId"), prop(source, "taskId"))
+        token = _MEMO.set(self._memo)
+        try:
+            return accepted_source(project, prop(source, "runId"), prop(source, "taskId"))
+        finally:
+            _MEMO.reset(token)
 
 
 @hookimpl

@@ -50,7 +50,8 @@ def test_remember_text_output(mem, project: Path, now: str) -> None:
     changed = mem("remember", "project", "synapse_status", "v1.6.0 deployed", "--confidence", "0.85", *d)
     assert changed.out == (
         f"mem remember: updated project/synapse_status ({memory_id}) in mind default, project store\n"
-        "  priority=normal source=agent verified=false confidence=0.85 expires=- tags=-\n"
+        "  priority=high source=agent verified=false confidence=0.85 expires=2026-11-12T12:00:00.000Z "
+        "tags=synapse,deployment\n"
     )
 
 
@@ -113,7 +114,9 @@ def test_memories_text_output_lists_searches_and_shows_expiry(mem, project: Path
     assert mem("memories", "--search", "roadmap", *d).out == (
         'mem memories: no matches for "roadmap" in mind default (project store)\n'
     )
-    assert mem("memories", "--mind", "other", *d).out == "mem memories: no memories in mind other (project store)\n"
+    mistyped = mem("memories", "--mind", "other", *d)
+    assert (mistyped.code, mistyped.out) == (1, "")
+    assert mistyped.err == "mem memories: no mind 'other' in the project store (minds: default)\n"
     assert mem("memories", "--expiring", "1m", "--category", "identity", *d).out == (
         "mem memories: none expiring within 1m in mind default (project store)\n"
     )
@@ -207,7 +210,11 @@ REFUSED = [
     (["remember", "fact", "k", "v", "--tag", "t" * 65], "mem remember: tag must be at most 64 characters (got 65: '" + "t" * 39 + "…')"),
     (["remember", "fact", "k", "v", "--verified"], "mem remember: unknown option '--verified'"),
     (["remember", "fact", "k", "v", "--source", "user"], "mem remember: unknown option '--source'"),
-    (["remember", "fact", "k"], "mem remember: missing required argument 'content'"),
+    (
+        ["remember", "fact", "k"],
+        "mem remember: content is missing: give it after the key (after -- when it starts with -), "
+        "with --content TEXT or --content-file FILE, or - to read it from stdin",
+    ),
     (["remember", "identity", "k", "v", "--as-user"], "mem remember: --as-user needs a human: confirm it at a terminal (mem could not open /dev/tty); nothing was stored."),
     (["verify", "fact/k"], "mem verify: verify needs a human: confirm it at a terminal (mem could not open /dev/tty); nothing was changed."),
     (["verify", "fact/k", "--verified"], "mem verify: unknown option '--verified'"),

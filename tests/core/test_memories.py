@@ -73,11 +73,30 @@ def test_storing_the_same_key_again_updates_and_the_history_keeps_the_old_value(
     ]
 
 
-def test_an_update_overwrites_every_value_field(project: Path, now: str) -> None:
+def test_an_update_keeps_what_it_does_not_mention(project: Path, now: str) -> None:
     api.remember("note", "k", "one", tags=["a", "b"], priority="critical", confidence="0.9", expires="2027-01-01",
                  directory=str(project))  # fmt: skip
-    updated = api.remember("note", "k", "two", directory=str(project)).memory
-    assert (updated.tags, updated.priority, updated.confidence, updated.expires_at) == ([], "normal", 0.7, None)
+    updated = api.remember("note", "k", "two", directory=str(project), now=LATER).memory
+    assert (updated.content, updated.tags, updated.priority, updated.confidence, updated.expires_at) == (
+        "two", ["a", "b"], "critical", 0.9, "2027-01-01T00:00:00.000Z",
+    )  # fmt: skip
+    assert updated.updated_at == LATER
+    retagged = api.remember("note", "k", "two", tags=["c"], priority="low", directory=str(project)).memory
+    assert (retagged.tags, retagged.priority, retagged.confidence) == (["c"], "low", 0.9)
+    cleared = api.remember("note", "k", "two", no_tags=True, no_expiry=True, directory=str(project)).memory
+    assert (cleared.tags, cleared.expires_at, cleared.priority) == ([], None, "low")
+    history = api.memory_history("note/k", directory=str(project)).entries
+    assert [(e.version, e.action) for e in history] == [(1, "create"), (2, "update"), (3, "update"), (4, "update")]
+
+
+def test_clearing_and_setting_the_same_field_is_refused(project: Path, now: str) -> None:
+    with pytest.raises(MemError) as caught:
+        api.remember("note", "k", "one", tags=["a"], no_tags=True, directory=str(project))
+    assert caught.value.message == "--tag and --no-tags cannot be used together"
+    with pytest.raises(MemError) as caught:
+        api.remember("note", "k", "one", expires="7d", no_expiry=True, directory=str(project))
+    assert caught.value.message == "--expires and --no-expiry cannot be used together"
+    assert not (project / DB).exists()
 
 
 def test_storing_the_same_values_again_writes_nothing(project: Path, now: str) -> None:
@@ -165,7 +184,7 @@ def test_a_key_that_is_not_trusted_here_proves_nothing(project: Path, now: str, 
     assert dump(project / DB) == before
 
 
-def test_an_agent_update_of_a_verified_memory_makes_it_unverified(project: Path, now: str, signer: HumanKey) -> None:
+def test_an_agent_cannot_change_what_a_human_stated(project: Path, now: str, signer: HumanKey) -> None:
     api.remember("preference", "style", "concise", as_user=True, signer=signer, directory=str(project))
     same = api.remember("preference", "style", "concise", directory=str(project), now=LATER)
     assert (same.changed, same.memory.source, same.memory.verified, same.memory.confidence) == (
@@ -174,14 +193,35 @@ def test_an_agent_update_of_a_verified_memory_makes_it_unverified(project: Path,
         True,
         1.0,
     )
-    changed = api.remember("preference", "style", "verbose", directory=str(project), now=LATER)
-    assert (changed.memory.source, changed.memory.verified, changed.memory.confidence) == ("agent", False, 0.7)
+    before = dump(project / DB)
+    for change in (
+        {"content": "verbose"},
+        {"content": "concise", "tags": ["x"]},
+        {"content": "concise", "priority": "low"},
+    ):
+        with pytest.raises(MemError) as caught:
+            api.remember("preference", "style", directory=str(project), now=LATER, **change)  # type: ignore[arg-type]
+        assert caught.value.message == "preference/style was stated by a human; only a human can change it"
+    assert dump(project / DB) == before
+    changed = api.remember("preference", "style", "verbose", as_user=True, signer=signer, directory=str(project))
+    assert (changed.changed, changed.memory.source, changed.memory.verified) == (True, "user", True)
+    assert changed.memory.verification == "signed"
+
+
+def test_an_agent_update_of_a_verified_agent_memory_makes_it_unverified(
+    project: Path, now: str, signer: HumanKey
+) -> None:
+    stored = api.remember("fact", "db", "sqlite", confidence="0.8", directory=str(project)).memory
+    assert api.verify(stored.id, signer=signer, directory=str(project)).memory.verified
+    changed = api.remember("fact", "db", "postgres", directory=str(project), now=LATER)
+    assert (changed.memory.source, changed.memory.verified, changed.memory.confidence) == ("agent", False, 0.8)
     assert changed.memory.verification == "unsigned"  # its signature went with the change
-    history = api.memory_history("preference/style", directory=str(project)).entries
+    history = api.memory_history("fact/db", directory=str(project)).entries
     # every version reads as the memory's signatures say now: none is left
     assert [(e.action, e.memory.content, e.memory.verified) for e in history] == [
-        ("create", "concise", False),
-        ("update", "verbose", False),
+        ("create", "sqlite", False),
+        ("verify", "sqlite", False),
+        ("update", "postgres", False),
     ]
 
 

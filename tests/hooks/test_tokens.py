@@ -82,6 +82,7 @@ TEXT = st.text(
 @given(TEXT)
 @example("\n ")  # "\n" and " ": two pieces (found by hypothesis)
 @example("a\n  b")
+@example("  0")  # " ", " ", "0": three pieces (found by hypothesis)
 def test_never_below_the_pre_tokenizer_pieces(text: str) -> None:
     assert estimate_tokens(text) >= cl100k_pieces(text)
 

@@ -76,3 +76,20 @@ def test_results_are_plain_json(server: MemServer) -> None:
 )
 def test_parse_http(value: str, parsed: tuple[str, int]) -> None:
     assert parse_http(value) == parsed
+
+
+def test_a_tool_cannot_change_what_the_user_stated_and_keeps_what_it_does_not_mention(
+    server: MemServer, project: Path
+) -> None:
+    from mem_core import remember
+    from tests.humans import signer_for
+
+    remember("identity", "user_name", "Ada Lovelace", as_user=True, signer=signer_for(project), directory=str(project))
+    with pytest.raises(ToolFailure) as caught:
+        server.call("remember", {"category": "identity", "key": "user_name", "content": "Mallory"})
+    assert caught.value.message == "identity/user_name was stated by a human; only a human can change it"
+    server.call(
+        "remember", {"category": "fact", "key": "db", "content": "sqlite", "tags": ["storage"], "priority": "high"}
+    )
+    updated, _ = server.call("remember", {"category": "fact", "key": "db", "content": "postgres"})
+    assert (updated["memory"]["tags"], updated["memory"]["priority"]) == (["storage"], "high")

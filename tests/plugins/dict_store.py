@@ -2,8 +2,9 @@
 
 It keeps each store in process memory, keyed by directory, and exists to show
 that the contract suite (``mem_core.testing``) is backend-agnostic (and what a backend must
-do): isolated, exclusive transactions; an append-only history; search with
-whole-word, case- and accent-insensitive matching ranked by a BM25 score;
+do): isolated, exclusive transactions; an append-only history; search for any
+of the words, case- and accent-insensitive, by stem or prefix, ranked by a
+BM25 score;
 ``recall_candidates`` returning a superset (all unexpired memories), which the
 contract allows.
 """
@@ -21,7 +22,8 @@ from typing import Any, ClassVar
 
 from mem_core.errors import MemError
 from mem_core.memories.records import MemoryFilter, sort_records
-from mem_core.plugin import MemoryStore
+from mem_core.plugin import MemoryStore, search_words
+from mem_core.retrieval.analysis import stem
 
 _WORD = re.compile(r"[^\W_]+")
 #: key and tags weigh twice as much as content, as in the sqlite backend
@@ -125,12 +127,26 @@ class DictStore(MemoryStore):
              "memory": copy.deepcopy(record)}
         )  # fmt: skip
 
-    def insert(self, record: dict[str, Any], *, at: str) -> None:
+    def insert(self, record: dict[str, Any], *, at: str, action: str = "create") -> None:
         work = self._writing()
         if record["id"] in work.memories or self.get_by_key(record["mind_id"], record["category"], record["key"]):
             raise MemError(f"Memory store {self.location}: the memory already exists.")
         work.memories[record["id"]] = copy.deepcopy(record)
-        self._log(work, record, "create", at)
+        self._log(work, record, action, at)
+
+    def known_ids(self) -> list[str]:
+        return list(dict.fromkeys(e["memory_id"] for e in self._view().history))
+
+    def import_memory(self, record: dict[str, Any], history: list[dict[str, Any]], *, forgotten: bool) -> None:
+        work = self._writing()
+        if self.id_known(record["id"]) or (
+            not forgotten and self.get_by_key(record["mind_id"], record["category"], record["key"])
+        ):
+            raise MemError(f"Memory store {self.location}: the memory already exists.")
+        if not forgotten:
+            work.memories[record["id"]] = copy.deepcopy(record)
+        for entry in history:
+            self._log(work, entry["memory"], entry["action"], entry["at"])
 
     def update(self, record: dict[str, Any], *, action: str, at: str) -> None:
         work = self._writing()
@@ -171,7 +187,7 @@ class DictStore(MemoryStore):
         return kept if where.limit is None else kept[: where.limit]
 
     def search(self, words: list[str], where: MemoryFilter) -> list[dict[str, Any]]:
-        wanted = [w for word in words for w in _words(word)]
+        wanted = search_words(words)
         if not wanted:
             return []
         every = list(self._view().memories.values())
@@ -181,18 +197,37 @@ class DictStore(MemoryStore):
         ]
         average = {c: sum(len(doc[c]) for doc in columns) / max(len(columns), 1) or 1.0 for c in _WEIGHTS}
 
+        def same(word: str, found: str) -> bool:
+            return stem(found) == stem(word)
+
+        def starts(word: str, found: str) -> bool:
+            # the same stem, or (from three letters) the start of a longer word
+            return same(word, found) or (len(word) >= 3 and found.startswith(word))
+
+        def count(phrase: tuple[str, ...], column: list[str]) -> int:
+            if len(phrase) == 1:
+                return sum(1 for w in column if starts(phrase[0], w))
+            n = len(phrase)
+            return sum(
+                1
+                for i in range(len(column) - n + 1)
+                if all(same(word, found) for word, found in zip(phrase, column[i : i + n], strict=True))
+            )
+
         def score(doc: dict[str, list[str]]) -> float | None:
             total = 0.0
-            for word in wanted:
-                if not any(word in doc[c] for c in _WEIGHTS):
-                    return None
-                having = sum(1 for d in columns if any(word in d[c] for c in _WEIGHTS))
+            matched = False
+            for phrase in wanted:
+                if not any(count(phrase, doc[c]) for c in _WEIGHTS):
+                    continue
+                matched = True
+                having = sum(1 for d in columns if any(count(phrase, d[c]) for c in _WEIGHTS))
                 idf = math.log((len(columns) - having + 0.5) / (having + 0.5) + 1)
                 for column, weight in _WEIGHTS.items():
-                    tf = doc[column].count(word)
+                    tf = count(phrase, doc[column])
                     norm = 1.2 * (0.25 + 0.75 * len(doc[column]) / average[column])
                     total += weight * idf * tf * 2.2 / (tf + norm)
-            return total
+            return total if matched else None
 
         scored = [(score(doc), r) for doc, r in zip(columns, every, strict=True) if where.keeps(r)]
         hits = sort_records([copy.deepcopy(r) for s, r in scored if s is not None])

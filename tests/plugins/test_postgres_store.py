@@ -237,29 +237,32 @@ def test_migrations_apply_in_order_once_and_a_newer_database_is_refused(
     own = new_database_dsn()
     backend = PostgresStore.bind(own)
     with backend.open(str(tmp_path / "a"), create=True) as store:
-        assert store.schema_version == postgres_store.SCHEMA_VERSION == 2
+        assert store.schema_version == postgres_store.SCHEMA_VERSION == len(postgres_store.MIGRATIONS)
+    shipped = postgres_store.SCHEMA_VERSION
     rows = sql(own, "SELECT version, description FROM mem_schema_migrations ORDER BY version")
-    assert rows == [
-        (1, "Stores, memories (with their search vector and recall terms), the append-only history."),
-        (2, "Humans' signatures (structured-memory.md, Trust); a memory verified before keeps that as a "
-         "terminal confirmation at its updated_at."),
-    ]  # fmt: skip
+    assert rows[0] == (1, "Stores, memories (with their search vector and recall terms), the append-only history.")
+    assert [version for version, _ in rows] == list(range(1, shipped + 1))
+    assert rows[3] == (
+        4,
+        "Humans' signatures (structured-memory.md, Trust); a memory verified before keeps that as a "
+        "terminal confirmation at its updated_at.",
+    )
 
     applied: list[Any] = []
 
-    def _migrate_3(conn: Any) -> None:
+    def _migrate_later(conn: Any) -> None:
         """A later step."""
         applied.append(conn.execute("SELECT max(version) FROM mem_schema_migrations").fetchone()[0])
         conn.execute("CREATE TABLE mem_test_step (x integer)")
 
-    monkeypatch.setattr(postgres_store, "MIGRATIONS", (*postgres_store.MIGRATIONS, _migrate_3))
-    monkeypatch.setattr(postgres_store, "SCHEMA_VERSION", 3)
+    monkeypatch.setattr(postgres_store, "MIGRATIONS", (*postgres_store.MIGRATIONS, _migrate_later))
+    monkeypatch.setattr(postgres_store, "SCHEMA_VERSION", shipped + 1)
     for _ in range(2):
         with backend.open(str(tmp_path / "a"), create=False) as store:
-            assert store.schema_version == 3
-    assert applied == [2]  # once, after step 2
-    assert sql(own, "SELECT version, description FROM mem_schema_migrations WHERE version = 3") == [
-        (3, "A later step.")
+            assert store.schema_version == shipped + 1
+    assert applied == [shipped]  # once, after the shipped steps
+    assert sql(own, "SELECT version, description FROM mem_schema_migrations WHERE version = %s", (shipped + 1,)) == [
+        (shipped + 1, "A later step.")
     ]
     assert sql(own, "SELECT to_regclass('mem_test_step') IS NOT NULL") == [(True,)]
 
@@ -267,7 +270,9 @@ def test_migrations_apply_in_order_once_and_a_newer_database_is_refused(
     stores = sql(own, "SELECT namespace FROM mem_stores ORDER BY id")
     with pytest.raises(MemError) as caught:
         backend.open(str(tmp_path / "b"), create=True)
-    assert caught.value.message.endswith("has schema version 7; this mem knows up to 3. Upgrade mem to use it.")
+    assert caught.value.message.endswith(
+        f"has schema version 7; this mem knows up to {shipped + 1}. Upgrade mem to use it."
+    )
     assert sql(own, "SELECT namespace FROM mem_stores ORDER BY id") == stores
     assert not (tmp_path / "b").exists()
 
@@ -275,13 +280,13 @@ def test_migrations_apply_in_order_once_and_a_newer_database_is_refused(
 def test_a_failed_migration_leaves_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     own = new_database_dsn()
 
-    def _migrate_3(conn: Any) -> None:
+    def _migrate_broken(conn: Any) -> None:
         """Fails halfway."""
         conn.execute("CREATE TABLE mem_half_done (x integer)")
         conn.execute("SELECT 1/0")
 
-    monkeypatch.setattr(postgres_store, "MIGRATIONS", (*postgres_store.MIGRATIONS, _migrate_3))
-    monkeypatch.setattr(postgres_store, "SCHEMA_VERSION", 3)
+    monkeypatch.setattr(postgres_store, "MIGRATIONS", (*postgres_store.MIGRATIONS, _migrate_broken))
+    monkeypatch.setattr(postgres_store, "SCHEMA_VERSION", len(postgres_store.MIGRATIONS))
     with pytest.raises(MemError, match="division by zero"):
         PostgresStore.bind(own).open(str(tmp_path / "a"), create=True)
     assert sql(own, "SELECT to_regclass('mem_schema_migrations'), to_regclass('mem_half_done')") == [(None, None)]

@@ -37,7 +37,7 @@ def test_one_file_in_wal_mode(directory: Path) -> None:
     assert sorted(os.listdir(directory)) == [FILE]  # the WAL is checkpointed away on close
     conn = sqlite3.connect(directory / FILE)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == len(MIGRATIONS) == 3
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == len(MIGRATIONS)
     conn.close()
 
 
@@ -92,6 +92,18 @@ def test_an_old_schema_is_migrated_in_order_and_backfilled(directory: Path) -> N
         assert store.get(old["id"]) == old
         assert store.recall_candidates(["schäfer"], now=NOW) == [old]
         assert store.recall_candidates(["user_name"], now=NOW) == [old]
+        # step 3 rebuilt the full-text index: stems and prefixes find what step 1 indexed
+        assert store.search(["schafers"], MemoryFilter(now=NOW)) == [old]
+        assert store.search(["mich", "absent"], MemoryFilter(now=NOW)) == [old]
+
+
+def test_the_search_index_is_stemmed_with_prefixes(directory: Path) -> None:
+    with SqliteStore.open(str(directory), create=True) as store:
+        insert(store, record())
+    conn = sqlite3.connect(directory / FILE)
+    (sql,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'memories_fts'").fetchone()
+    conn.close()
+    assert "porter unicode61 remove_diacritics 2" in sql and "prefix = '2 3'" in sql
 
 
 def test_a_newer_schema_is_refused_and_left_alone(directory: Path) -> None:
@@ -151,19 +163,49 @@ def test_a_file_that_is_not_a_database_is_reported_and_kept(directory: Path) -> 
     assert (directory / FILE).read_bytes() == b"not a database at all, just text" * 100
 
 
+def test_the_history_migration_keeps_every_row_and_accepts_restore(directory: Path) -> None:
+    """Step 3 rebuilds ``memory_history`` (its CHECK gains ``restore``): every
+    row, its seq and order are kept, and it is append-only again."""
+    directory.mkdir()
+    conn = sqlite3.connect(directory / FILE, isolation_level=None)
+    for step in MIGRATIONS[:2]:
+        step(conn)
+    conn.execute("PRAGMA user_version = 2")
+    for seq, action in ((3, "create"), (7, "update"), (9, "delete")):
+        conn.execute(
+            "INSERT INTO memory_history (seq, memory_id, action, at, record) VALUES (?, 'mem_01', ?, ?, ?)",
+            (seq, action, NOW, '{"id":"mem_01","confidence":1}'),
+        )
+    before = conn.execute("SELECT * FROM memory_history ORDER BY seq").fetchall()
+    conn.close()
+    with SqliteStore.open(str(directory), create=False) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert [e["seq"] for e in store.history("mem_01")] == [3, 7, 9]
+        assert store.known_ids() == ["mem_01"]
+        with store.transaction():
+            store.insert(record(id="mem_01"), at=NOW, action="restore")
+        assert [e["action"] for e in store.history("mem_01")] == ["create", "update", "delete", "restore"]
+    conn = sqlite3.connect(directory / FILE)
+    assert conn.execute("SELECT * FROM memory_history ORDER BY seq").fetchall()[:3] == before
+    assert conn.execute("SELECT max(seq) FROM memory_history").fetchone()[0] == 10
+    with pytest.raises(sqlite3.DatabaseError, match="memory_history is append-only"):
+        conn.execute("DELETE FROM memory_history")
+    conn.close()
+
+
 def test_a_store_from_before_signatures_keeps_its_verified_memories_as_terminal_confirmations(
     directory: Path,
 ) -> None:
-    """Step 3 adds ``signatures``; a memory verified before (only a terminal
+    """Step 5 adds ``signatures``; a memory verified before (only a terminal
     could do it then) gets a terminal row over its content, so it reads
     ``terminal`` where no human key is trusted, and nothing more."""
     from mem_core.memories.trust import Judge
 
     directory.mkdir()
     conn = sqlite3.connect(directory / FILE, isolation_level=None)
-    MIGRATIONS[0](conn)
-    MIGRATIONS[1](conn)
-    conn.execute("PRAGMA user_version = 2")
+    for step in MIGRATIONS[:4]:
+        step(conn)
+    conn.execute("PRAGMA user_version = 4")
     verified = record(key="user_name", content="Ada", verified=True, source="user")
     plain = record(key="other")
     for r in (verified, plain):

@@ -1,0 +1,173 @@
+"""Relevance benchmark (issue 13 item 7): does search find what people type?
+
+The corpus is npm's own documentation (``relevance/npm-docs/``, see
+``relevance/corpus.py``), 1 271 sections split at its headings; the
+questions (``relevance/queries.jsonl``) are phrased as an agent would ask
+them, each with the id of the section that answers it (a section repeating
+that section's text word for word answers it too). They were written from
+the section list before any ranker was run on them; every other one is
+``held-out`` and was never looked at while changing a ranker.
+
+For each question it asks
+
+* ``mem recall --ranking lexical`` (the reference's score) and
+  ``mem recall --ranking bm25`` over the sections as ``### `` notes,
+* ``mem memories --search`` over the sections stored as memories (SQLite),
+
+and reports recall@5 (the right section among the first 5) and MRR@10 (the
+mean of 1/rank of the right section among the first 10, 0 when absent), for
+the tuning half, the held-out half and all. Aim (held-out): bm25 recall@5 ≥
+0.85 and MRR ≥ 0.70, memories --search recall@5 ≥ 0.80.
+
+Usage: ``python benchmarks/bench_relevance.py [--split held-out|tune|all] [--json PATH] [--misses]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "relevance"))
+sys.path.insert(0, str(HERE.parent))
+
+import corpus  # noqa: E402
+
+NOW = "2026-11-05T12:00:00.000Z"
+DEPTH = 10
+QUERIES = HERE / "relevance" / "queries.jsonl"
+
+
+def load_queries(split: str = "all") -> list[dict[str, str]]:
+    rows = [json.loads(line) for line in QUERIES.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [row for row in rows if split in ("all", row["split"])]
+
+
+class Corpus:
+    """The corpus written once as a notes project and as a memories project."""
+
+    def __init__(self, root: Path) -> None:
+        from mem_core.settings import resolve
+
+        self.sections = corpus.sections()
+        self.same = corpus.same_text(self.sections)
+        self.notes_project = root / "notes"
+        self.memories_project = root / "memories"
+        self.notes_project.mkdir()
+        self.memories_project.mkdir()
+        self.by_heading = corpus.write_notes(self.notes_project, self.sections)
+        self.by_key = corpus.write_memories(self.memories_project, self.sections, NOW)
+        self.kernel, _ = resolve(str(self.notes_project), None)
+
+    def recall(self, ranking: str) -> Callable[[str], list[str]]:
+        from mem_core.retrieval.api import recall
+
+        def ask(query: str) -> list[str]:
+            result = recall(
+                query, directory=str(self.notes_project), ranking=ranking, limit=DEPTH, now=NOW, kernel=self.kernel
+            )
+            return [self.by_heading[(hit.fields["source"], hit.fields["ref"])] for hit in result.results]
+
+        return ask
+
+    def memories_search(self) -> Callable[[str], list[str]]:
+        from mem_core.memories.api import search_memories
+
+        def ask(query: str) -> list[str]:
+            try:
+                result = search_memories(
+                    query, directory=str(self.memories_project), limit=DEPTH, now=NOW, kernel=self.kernel
+                )
+            except Exception as exc:  # a refused search text finds nothing
+                if type(exc).__name__ != "MemError":
+                    raise
+                return []
+            return [self.by_key[memory.key] for memory in result.memories]
+
+        return ask
+
+
+def rank_of(found: Sequence[str], right: frozenset[str]) -> int | None:
+    """The 1-based rank of the first right section among ``found``."""
+    for position, section in enumerate(found, 1):
+        if section in right:
+            return position
+    return None
+
+
+def evaluate(ask: Callable[[str], list[str]], queries: list[dict[str, str]], same: dict[str, frozenset[str]]) -> dict:
+    ranks = []
+    started = time.perf_counter()
+    for row in queries:
+        ranks.append(rank_of(ask(row["query"]), same[row["id"]]))
+    elapsed = time.perf_counter() - started
+    n = len(queries) or 1
+    return {
+        "queries": len(queries),
+        "recall@5": sum(1 for r in ranks if r is not None and r <= 5) / n,
+        "mrr@10": sum(1 / r for r in ranks if r is not None) / n,
+        "ms_per_query": 1000 * elapsed / n,
+        "ranks": ranks,
+    }
+
+
+def run(root: Path, splits: Sequence[str]) -> dict[str, dict[str, dict]]:
+    built = Corpus(root)
+    systems = {
+        "lexical": built.recall("lexical"),
+        "bm25": built.recall("bm25"),
+        "memories --search": built.memories_search(),
+    }
+    report: dict[str, dict[str, dict]] = {}
+    for name, ask in systems.items():
+        ask("warm up")
+        report[name] = {split: evaluate(ask, load_queries(split), built.same) for split in splits}
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=("held-out", "tune", "all"), help="only this half (default: every one)")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    parser.add_argument("--misses", action="store_true", help="list the questions each system misses (top 5)")
+    args = parser.parse_args(argv)
+    splits = [args.split] if args.split else ["tune", "held-out", "all"]
+    with tempfile.TemporaryDirectory(prefix="mem-relevance-") as tmp:
+        report = run(Path(tmp), splits)
+    sections = len(corpus.sections())
+    print(f"relevance: {sections} sections of npm's documentation, questions in {QUERIES.name}")
+    print(f"{'system':<20} {'split':<9} {'queries':>7} {'recall@5':>9} {'MRR@10':>7} {'ms/query':>9}")
+    for name, by_split in report.items():
+        for split, figures in by_split.items():
+            print(
+                f"{name:<20} {split:<9} {figures['queries']:>7} {figures['recall@5']:>9.3f} "
+                f"{figures['mrr@10']:>7.3f} {figures['ms_per_query']:>9.1f}"
+            )
+    if args.misses:
+        for name, by_split in report.items():
+            split = splits[-1]
+            for row, rank in zip(load_queries(split), by_split[split]["ranks"], strict=True):
+                if rank is None or rank > 5:
+                    print(f"  miss {name}: {row['query']!r} -> {row['id']} (rank {rank})")
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    name: {s: {k: v for k, v in f.items() if k != "ranks"} for s, f in b.items()}
+                    for name, b in report.items()
+                },
+                indent=2,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
