@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -46,6 +47,8 @@ HELP = (
     "reinforce patterns, bind lessons to verified outcomes, keep structured memories."
 )
 COMMANDS_HOOK = "mem_register_commands"
+#: every command and subcommand (click contexts inherit them): -h is --help
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 
 
 def _version(value: bool) -> None:
@@ -82,7 +85,10 @@ class CommandLine:
             name="mem",
             help=HELP,
             no_args_is_help=True,
-            add_completion=False,
+            # typer's --install-completion / --show-completion (the completion
+            # itself runs through here too: main() sends _MEM_COMPLETE to typer)
+            add_completion=True,
+            context_settings=CONTEXT_SETTINGS,
             pretty_exceptions_show_locals=False,
             rich_markup_mode=None,
         )
@@ -211,9 +217,39 @@ def _kernel() -> Kernel | None:
         return None
 
 
+def _hint(word: str, candidates: Sequence[str], prefix: str = "") -> str:
+    """`` (Did you mean …?)`` for ``word`` among ``candidates`` (compared
+    without ``prefix``, ``--`` for options), or ""."""
+    from mem_cli.compat import did_you_mean, similar
+
+    if not word.startswith(prefix):
+        return ""
+    found = similar(word[len(prefix) :], [c[len(prefix) :] for c in candidates if c.startswith(prefix)])
+    hint = did_you_mean([prefix + name for name in found])
+    return f" {hint}" if hint else ""
+
+
+def _long_options(ctx: Any) -> list[str]:
+    command = getattr(ctx, "command", None)
+    if command is None:
+        return []
+    names = [name for param in command.get_params(ctx) for name in (*param.opts, *param.secondary_opts)]
+    return [name for name in names if name.startswith("--")]
+
+
+_NO_SUCH_COMMAND = re.compile(r"No such command '(.*)'\.")
+
+
 def _usage_message(exc: Exception) -> str:
+    """A typer (click) usage error in mem's words, with the "Did you mean"
+    hint on the same line (the error stays one line, ``--json`` too)."""
+    ctx = getattr(exc, "ctx", None)
     if isinstance(exc, click_exceptions.NoSuchOption):
-        return f"unknown option '{exc.option_name}'"
+        return f"unknown option '{exc.option_name}'{_hint(exc.option_name, _long_options(ctx), '--')}"
+    unknown = _NO_SUCH_COMMAND.match(exc.format_message())  # type: ignore[attr-defined]
+    if unknown is not None:
+        names = list(getattr(getattr(ctx, "command", None), "commands", {}) or {})
+        return f"unknown command '{unknown.group(1)}'{_hint(unknown.group(1), names)}"
     if isinstance(exc, click_exceptions.BadOptionUsage) and "requires an argument" in exc.format_message():
         return f"option '{exc.option_name}' argument missing"
     if isinstance(exc, click_exceptions.MissingParameter) and exc.param is not None:
@@ -251,4 +287,9 @@ def run_command(action: str, args: Sequence[str], json_mode: bool, kernel: Kerne
         output.err(f"mem: {problem}")
     listed = [*COMMANDS, *(name for name in names if name not in COMMANDS)]
     output.err(f"mem: unknown action '{action}' — expected " + " | ".join(listed))
+    from mem_cli.compat import did_you_mean, similar
+
+    hint = did_you_mean(similar(action, listed))
+    if hint:  # as commander words it for a mistyped command
+        output.err(hint)
     return ExitCode.FAILURE

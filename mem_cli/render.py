@@ -159,6 +159,12 @@ def memories(result: MemoriesResult) -> str:
         head = f"{n} expiring within {result.expiring}" if n else f"none expiring within {result.expiring}"
     else:
         head = f"{n} memor{'y' if n == 1 else 'ies'}" if n else "no memories"
+    if result.total is not None and result.total > n:  # --limit kept fewer than were found
+        found = result.total
+        head = f"{n} of {found} " + (
+            "match(es)" if result.search is not None else f"memor{'y' if found == 1 else 'ies'}"
+        )
+        head += " shown" if result.expiring is None else f" expiring within {result.expiring} shown"
     lines = [f"mem memories: {head} {where}"]
     for number, memory in enumerate(result.memories, 1):
         marks = f"[{'verified' if memory.verified else 'unverified'}]"

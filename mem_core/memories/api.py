@@ -199,9 +199,20 @@ class MemoriesResult(BaseModel):
     search: str | None = None
     #: the ``--expiring`` window as given (``7d``), if any
     expiring: str | None = None
+    #: with a ``limit``: how many matched before it was applied (``None``: no limit given)
+    total: int | None = None
+
+    @property
+    def count(self) -> int:
+        """How many memories the result holds."""
+        return len(self.memories)
 
     def to_json(self) -> dict[str, Any]:
-        return {"count": len(self.memories), "memories": [m.to_json() for m in self.memories]}
+        found: dict[str, Any] = {"count": len(self.memories)}
+        if self.total is not None:
+            found["total"] = self.total
+        found["memories"] = [m.to_json() for m in self.memories]
+        return found
 
 
 class ForgetResult(BaseModel):
@@ -770,19 +781,21 @@ def list_memories(
         priority=level,
         include_expired=include_expired,
         expires_before=expires_before,
-        limit=count,
+        limit=None,  # applied below, so that the result says how many there were
     )
     records: list[dict[str, Any]] = []
     if backend.exists(directory_path):
         with backend.open(directory_path, create=False) as store:
             records = store.search(words, where) if words is not None else store.query(where)
+    total = None if count is None else len(records)
     return MemoriesResult(
-        memories=[Memory.model_validate(r) for r in records],
+        memories=[Memory.model_validate(r) for r in records[:count]],
         mind=mind_id,
         store=_store_name(user),
         now=now,
         search=search,
         expiring=expiring,
+        total=total,
     )
 
 
