@@ -166,6 +166,8 @@ OTHER_COMMANDS: tuple[str, ...] = (
     "hook",
     "config",
     "adapters",
+    "scores",
+    "promotions",
 )
 
 #: every built-in command, in the order the unknown-action message lists them
