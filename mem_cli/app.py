@@ -75,10 +75,12 @@ class CommandLine:
     whose name is taken, has its commands left out and is named in
     :attr:`broken`; the other commands are unaffected. ``kernel=None`` builds
     the app without plugins (no signal options beyond the table's, no plugin
-    commands).
+    commands). ``only`` (a built-in command's name) builds that command alone:
+    typer's start-up cost grows with every parameter it builds, and a built-in
+    command's name cannot be a plugin's.
     """
 
-    def __init__(self, kernel: Kernel | None) -> None:
+    def __init__(self, kernel: Kernel | None, only: str | None = None) -> None:
         self.kernel = kernel
         self.broken: list[str] = []
         self.app = typer.Typer(
@@ -93,12 +95,15 @@ class CommandLine:
             rich_markup_mode=None,
         )
         self.app.callback()(_root)
-        signals = self._signals()
-        for action in ACTIONS:
-            self._add_action(action, signals)
-        for name in OTHER_COMMANDS:
+        if only is not None and only not in COMMANDS:
+            only = None
+        if only is None or only in ACTIONS:
+            signals = self._signals()
+            for action in ACTIONS if only is None else (only,):
+                self._add_action(action, signals)
+        for name in OTHER_COMMANDS if only is None else (only,) if only in OTHER_COMMANDS else ():
             importlib.import_module(f"mem_cli.commands.{name}").register(self.app)
-        if kernel is not None:
+        if kernel is not None and only is None:
             self._add_plugin_commands(kernel)
 
     def commands(self) -> list[str]:
@@ -273,7 +278,8 @@ def _invoke(cli: CommandLine, args: Sequence[str]) -> int:
 
 def run_typer(args: Sequence[str], action: str, json_mode: bool, kernel: Kernel | None = None) -> int:
     """Run the typer application on ``args``; returns the exit code."""
-    return run_action(action, lambda: _invoke(CommandLine(kernel or _kernel()), args), json_mode)
+    only = args[0] if args and action and args[0] == action else None
+    return run_action(action, lambda: _invoke(CommandLine(kernel or _kernel(), only), args), json_mode)
 
 
 def run_command(action: str, args: Sequence[str], json_mode: bool, kernel: Kernel | None = None) -> int:
