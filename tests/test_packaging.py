@@ -12,7 +12,6 @@ import subprocess
 import sys
 import tarfile
 import zipfile
-from pathlib import Path
 
 import pytest
 
@@ -41,7 +40,9 @@ STRAYS = {
 def _stray(name: str) -> bool:
     parts = name.split("/")
     top = parts[1:] if parts and parts[0].startswith("mem_agent_memory-") else parts  # the sdist's root folder
-    if any(part in ("__pycache__", ".tox", ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache") for part in top):
+    if any(
+        part in ("__pycache__", ".tox", ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache") for part in top
+    ):
         return True
     if any(part == ".venv" or part.endswith(".pyc") for part in top):
         return True

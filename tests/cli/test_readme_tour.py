@@ -85,7 +85,10 @@ def clone(tmp_path: Path) -> Path:
     shutil.copyfile(README, root / "README.md")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for name, command in (("mem", f'exec "{sys.executable}" -m mem_cli "$@"'), ("python3", f'exec "{sys.executable}" "$@"')):
+    for name, command in (
+        ("mem", f'exec "{sys.executable}" -m mem_cli "$@"'),
+        ("python3", f'exec "{sys.executable}" "$@"'),
+    ):
         (bin_dir / name).write_text(f"#!/bin/sh\n{command}\n")
         (bin_dir / name).chmod(0o755)
     return root
