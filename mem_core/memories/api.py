@@ -45,6 +45,7 @@ from mem_core.memories.records import (
     MemoryFilter,
     project_store_dir,
 )
+from mem_core.plain import PlainResult
 
 if TYPE_CHECKING:
     from mem_core.memories.interfaces import MemoryStore
@@ -138,7 +139,7 @@ CHANGED_WHILE_ASKING = "The memory changed while waiting for confirmation; nothi
 # -- models -----------------------------------------------------------------
 
 
-class Memory(BaseModel):
+class Memory(PlainResult, BaseModel):
     """One structured memory, exactly the spec's fields (structured-memory.md)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -173,7 +174,7 @@ class Memory(BaseModel):
         return data
 
 
-class RememberResult(BaseModel):
+class RememberResult(PlainResult, BaseModel):
     """What :func:`remember` did. JSON: ``{"memory", "created"}``."""
 
     memory: Memory
@@ -187,7 +188,7 @@ class RememberResult(BaseModel):
         return {"memory": self.memory.to_json(), "created": self.created}
 
 
-class MemoriesResult(BaseModel):
+class MemoriesResult(PlainResult, BaseModel):
     """The memories a listing, search or expiring query found.
     JSON: ``{"count", "memories"}``."""
 
@@ -215,7 +216,7 @@ class MemoriesResult(BaseModel):
         return found
 
 
-class ForgetResult(BaseModel):
+class ForgetResult(PlainResult, BaseModel):
     """The memory :func:`forget` removed. JSON: ``{"forgotten"}``."""
 
     memory: Memory
@@ -225,7 +226,7 @@ class ForgetResult(BaseModel):
         return {"forgotten": self.memory.to_json()}
 
 
-class VerifyResult(BaseModel):
+class VerifyResult(PlainResult, BaseModel):
     """The memory after :func:`verify`. JSON: ``{"memory", "changed"}``
     (``changed`` false: it was verified already)."""
 
@@ -237,7 +238,7 @@ class VerifyResult(BaseModel):
         return {"memory": self.memory.to_json(), "changed": self.changed}
 
 
-class ContextSummary(BaseModel):
+class ContextSummary(PlainResult, BaseModel):
     """The plain-text summary of a mind for an LLM's context.
 
     Layout (structured-memory.md, byte for byte)::
@@ -314,7 +315,7 @@ class ContextSummary(BaseModel):
         return data
 
 
-class HistoryEntry(BaseModel):
+class HistoryEntry(PlainResult, BaseModel):
     """One recorded version of a memory."""
 
     seq: int
@@ -326,10 +327,15 @@ class HistoryEntry(BaseModel):
         return {"seq": self.seq, "action": self.action, "at": self.at, "memory": self.memory.to_json()}
 
 
-class HistoryResult(BaseModel):
+class HistoryResult(PlainResult, BaseModel):
     """Every version of one memory, oldest first (deleted ones too)."""
 
     entries: list[HistoryEntry]
+
+    @property
+    def count(self) -> int:
+        """How many versions."""
+        return len(self.entries)
 
     def to_json(self) -> dict[str, Any]:
         return {"count": len(self.entries), "history": [e.to_json() for e in self.entries]}

@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from mem_core.js.numbers import js_to_number
+from mem_core.plain import plain
 
 __all__ = ["ScoreRow", "ScoresResult", "PromotionRow", "PromotionsResult", "pattern_scores", "proposed_promotions"]
 
@@ -20,16 +21,11 @@ __all__ = ["ScoreRow", "ScoresResult", "PromotionRow", "PromotionsResult", "patt
 DECIDED = ("APPROVED", "REJECTED", "APPLIED")
 
 
-def _number(value: Any) -> float | int | None:
-    """A stored number as Python's type: integral values as ``int`` (``3``,
-    not ``3.0``), others as ``float``; text as JavaScript reads it (a string
-    ``"51"`` that ``bmad-plus mem`` concatenated); ``None`` for no number."""
+def _number(value: Any) -> float | None:
+    """A stored number as JavaScript reads it (a string ``"51"`` that
+    ``bmad-plus mem`` concatenated is 51); ``None`` for no number."""
     number = js_to_number(value)
-    if math.isnan(number):
-        return None
-    if math.isfinite(number) and number == int(number):
-        return int(number)
-    return number
+    return None if math.isnan(number) else number
 
 
 def _score(score: Any) -> dict[str, Any]:
@@ -51,11 +47,12 @@ class ScoreRow:
 
     def __init__(self, pattern: str, score: dict[str, Any]) -> None:
         self.pattern = pattern
-        self.elo: float | int | None = score["elo"]
-        self.mean: float | int | None = score["mean"]
-        self.alpha: float | int | None = score["alpha"]
-        self.beta: float | int | None = score["beta"]
-        self.updates: float | int | None = score["updates"]
+        self.elo: float | None = score["elo"]
+        self.mean: float | None = score["mean"]
+        self.alpha: float | None = score["alpha"]
+        self.beta: float | None = score["beta"]
+        #: a whole number (``int``) as the API gives it
+        self.updates: int | float | None = plain(score["updates"], "updates")
         self.last_update: str | float | None = score["lastTs"]
 
     def to_dict(self) -> dict[str, Any]:
@@ -83,7 +80,7 @@ class ScoresResult:
         return len(self.scores)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"count": self.count, "scores": [row.to_dict() for row in self.scores]}
+        return plain({"count": self.count, "scores": [row.to_dict() for row in self.scores]})
 
     to_json = to_dict
 
@@ -155,7 +152,7 @@ class PromotionsResult:
         return len(self.promotions)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"count": self.count, "promotions": [row.to_dict() for row in self.promotions]}
+        return plain({"count": self.count, "promotions": [row.to_dict() for row in self.promotions]})
 
     to_json = to_dict
 

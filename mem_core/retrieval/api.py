@@ -37,6 +37,17 @@ class RecallResult:
         self.results = results
         self.skipped = skipped
 
+    @property
+    def count(self) -> int:
+        """How many results."""
+        return len(self.results)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain Python values (:mod:`mem_core.plain`)."""
+        from mem_core.plain import plain
+
+        return plain(self.to_json())
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "query": self.query,
