@@ -4,13 +4,11 @@ as it verifies them; text, JSON, integrity failures and statuses."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import BMAD_PROJECT, EVIDENCE_RECALL_TEXT, tree_bytes
+from tests.conftest import EVIDENCE_RECALL_TEXT, tree_bytes
 from tests.nexus_builder import relocate
 
 STORE = ".bmad/memory/outcomes.ndjson"
