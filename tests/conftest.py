@@ -222,7 +222,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = [item for item in items if not item.get_closest_marker("srv")]
 
 
-
 @pytest.fixture
 def srv_project():
     """A writable copy of the fixture project at /srv/example-project, where

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.conftest import REPO, missing_fixture_skip
 
-SAMPLE = '''
+SAMPLE = """
 import pytest
 
 def test_missing():
@@ -18,7 +18,7 @@ def test_missing():
 
 def test_elsewhere():
     pytest.skip("node is not installed")
-'''
+"""
 
 
 def test_reasons() -> None:

@@ -21,9 +21,7 @@ _SETUP = 'mount -t tmpfs -o mode=755 mem-test-srv /srv && exec "$@"'
 def _namespace_works() -> str | None:
     """None, or why a private /srv cannot be had here."""
     try:
-        probe = subprocess.run(
-            [*UNSHARE, "sh", "-c", _SETUP, "sh", "true"], capture_output=True, text=True, timeout=60
-        )
+        probe = subprocess.run([*UNSHARE, "sh", "-c", _SETUP, "sh", "true"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"unshare cannot run: {exc}"
     if probe.returncode != 0:
