@@ -8,6 +8,7 @@ import os
 from typing import Any
 
 from mem_core.errors import MemError
+from mem_core.files.layout import AGENTS_MEMORY_DIR
 from mem_core.settings import (
     PROJECT_CONFIG,
     SPECS,
@@ -107,7 +108,7 @@ def _mkdirs(path: str) -> bool:
 
 #: the notes directory ``mem init`` creates, and its three files with one
 #: example section each (recall reads ``### `` sections only)
-NOTES_DIR = ".agents/memory"
+NOTES_DIR = AGENTS_MEMORY_DIR
 NOTES: dict[str, str] = {
     "decisions.md": """\
 # Decisions
