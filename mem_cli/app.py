@@ -103,7 +103,7 @@ class CommandLine:
                 self._add_action(action, signals)
         for name in OTHER_COMMANDS if only is None else (only,) if only in OTHER_COMMANDS else ():
             importlib.import_module(f"mem_cli.commands.{name}").register(self.app)
-        if kernel is not None and only is None:
+        if kernel is not None and only in (None, "plugins"):  # `mem plugins` shows a failing commands hook
             self._add_plugin_commands(kernel)
 
     def commands(self) -> list[str]:

@@ -14,10 +14,12 @@ def plugins(ctx: typer.Context, directory: Directory = None, json: Json = False)
 
     kernel = ctx.obj
     if directory is not None:  # the plugins that project's settings load (its mem.toml `plugins`)
+        from mem_cli.app import CommandLine
         from mem_core.kernel import Kernel
         from mem_core.settings import load_settings
 
         kernel = Kernel(settings=load_settings(directory))
+        CommandLine(kernel, "plugins")  # calls its plugins' commands hook: a failing one is shown as broken
     report = plugins_report(kernel=kernel)
     if json:
         output.out_json(report)

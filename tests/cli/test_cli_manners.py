@@ -155,3 +155,16 @@ def test_every_command_that_reads_a_project_takes_d() -> None:
         if "-d" not in opts:
             without.append(" ".join(argv))
     assert without == []
+
+
+def test_plugins_d_shows_a_projects_broken_command_plugin(mem, tmp_path: Path) -> None:
+    project = tmp_path / "team"
+    (project / ".bmad/memory").mkdir(parents=True)
+    (project / "team_cmd.py").write_text(
+        "from mem_core.plugin import hookimpl\n@hookimpl\ndef mem_register_commands(app):\n    raise RuntimeError('kaput')\n"
+    )
+    (project / ".bmad/memory/mem.toml").write_text('plugins = ["team_cmd.py"]\n')
+    run = mem("plugins", "-d", str(project), "--json", cwd=tmp_path)
+    assert run.code == 0, run.err
+    rows = {row["name"]: row for row in json.loads(run.out)["plugins"]}
+    assert "kaput" in rows["team_cmd"]["error"]
