@@ -10,6 +10,7 @@ in :mod:`mem_cli.app`.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
     from mem_core.kernel import Kernel
 
 __all__ = ["main", "COMMANDS"]
+
+_COMPLETION = "--install-completion"
+#: the variable a shell's completion script sets when it asks ``mem`` for completions
+_COMPLETE_VAR = "_MEM_COMPLETE"
 
 
 def _node_text(arg: str) -> str:
@@ -38,6 +43,11 @@ def _node_text(arg: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mem`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
     args = [_node_text(arg) for arg in (sys.argv[1:] if argv is None else argv)]
+    if not args or _COMPLETION in args or "--show-completion" in args or _COMPLETE_VAR in os.environ:
+        # `mem` alone shows the help; shell completion is typer's
+        from mem_cli.app import run_typer
+
+        return run_typer(args or ["--help"], "", "--json" in args)
     if args == ["--version"]:  # as typer's --version prints it, without building it or the kernel
         from mem_core import __version__
 

@@ -171,6 +171,8 @@ OTHER_COMMANDS: tuple[str, ...] = (
     "config",
     "adapters",
     "minds",
+    "scores",
+    "promotions",
 )
 
 #: every built-in command, in the order the unknown-action message lists them

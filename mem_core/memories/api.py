@@ -48,6 +48,7 @@ from mem_core.memories.records import (
     MemoryFilter,
     project_store_dir,
 )
+from mem_core.plain import PlainResult
 
 if TYPE_CHECKING:
     from mem_core.memories.interfaces import MemoryStore
@@ -141,7 +142,7 @@ CHANGED_WHILE_ASKING = "The memory changed while waiting for confirmation; nothi
 # -- models -----------------------------------------------------------------
 
 
-class Memory(BaseModel):
+class Memory(PlainResult, BaseModel):
     """One structured memory, exactly the spec's fields (structured-memory.md)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -176,7 +177,7 @@ class Memory(BaseModel):
         return data
 
 
-class RememberResult(BaseModel):
+class RememberResult(PlainResult, BaseModel):
     """What :func:`remember` did. JSON: ``{"memory", "created"}``."""
 
     memory: Memory
@@ -190,7 +191,7 @@ class RememberResult(BaseModel):
         return {"memory": self.memory.to_json(), "created": self.created}
 
 
-class MemoriesResult(BaseModel):
+class MemoriesResult(PlainResult, BaseModel):
     """The memories a listing, search or expiring query found.
     JSON: ``{"count", "memories"}``."""
 
@@ -202,12 +203,23 @@ class MemoriesResult(BaseModel):
     search: str | None = None
     #: the ``--expiring`` window as given (``7d``), if any
     expiring: str | None = None
+    #: with a ``limit``: how many matched before it was applied (``None``: no limit given)
+    total: int | None = None
+
+    @property
+    def count(self) -> int:
+        """How many memories the result holds."""
+        return len(self.memories)
 
     def to_json(self) -> dict[str, Any]:
-        return {"count": len(self.memories), "memories": [m.to_json() for m in self.memories]}
+        found: dict[str, Any] = {"count": len(self.memories)}
+        if self.total is not None:
+            found["total"] = self.total
+        found["memories"] = [m.to_json() for m in self.memories]
+        return found
 
 
-class ForgetResult(BaseModel):
+class ForgetResult(PlainResult, BaseModel):
     """The memory :func:`forget` removed. JSON: ``{"forgotten"}``."""
 
     memory: Memory
@@ -217,7 +229,7 @@ class ForgetResult(BaseModel):
         return {"forgotten": self.memory.to_json()}
 
 
-class VerifyResult(BaseModel):
+class VerifyResult(PlainResult, BaseModel):
     """The memory after :func:`verify`. JSON: ``{"memory", "changed"}``
     (``changed`` false: it was verified already)."""
 
@@ -229,7 +241,7 @@ class VerifyResult(BaseModel):
         return {"memory": self.memory.to_json(), "changed": self.changed}
 
 
-class ContextSummary(BaseModel):
+class ContextSummary(PlainResult, BaseModel):
     """The plain-text summary of a mind for an LLM's context.
 
     Layout (structured-memory.md, byte for byte)::
@@ -306,7 +318,7 @@ class ContextSummary(BaseModel):
         return data
 
 
-class HistoryEntry(BaseModel):
+class HistoryEntry(PlainResult, BaseModel):
     """One recorded version of a memory: ``version`` counts them from 1 (what
     ``mem memories restore`` takes), ``seq`` is the store's own order."""
 
@@ -326,7 +338,7 @@ class HistoryEntry(BaseModel):
         }
 
 
-class HistoryResult(BaseModel):
+class HistoryResult(PlainResult, BaseModel):
     """Every version of one memory, oldest first (deleted ones too).
     JSON: ``{"count", "history"}``."""
 
@@ -334,6 +346,11 @@ class HistoryResult(BaseModel):
     #: the memory as it was named
     ref: str = ""
     store: StoreName = "project"
+
+    @property
+    def count(self) -> int:
+        """How many versions."""
+        return len(self.entries)
 
     def to_json(self) -> dict[str, Any]:
         return {"count": len(self.entries), "history": [e.to_json() for e in self.entries]}
@@ -806,7 +823,7 @@ def list_memories(
         priority=level,
         include_expired=include_expired,
         expires_before=expires_before,
-        limit=count,
+        limit=None,  # applied below, so that the result says how many there were
     )
     from mem_core.memories.lifecycle import check_mind
 
@@ -817,13 +834,15 @@ def list_memories(
             records = store.search(words, where) if words is not None else store.query(where)
     else:
         check_mind(None, mind, mind_id, directory, kernel, user)
+    total = None if count is None else len(records)
     return MemoriesResult(
-        memories=[Memory.model_validate(r) for r in records],
+        memories=[Memory.model_validate(r) for r in records[:count]],
         mind=mind_id,
         store=_store_name(user),
         now=now,
         search=search,
         expiring=expiring,
+        total=total,
     )
 
 

@@ -150,6 +150,12 @@ class ReinforceResult:
         data["rankingEligible"] = False
         return data
 
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain Python values (:mod:`mem_core.plain`)."""
+        from mem_core.plain import plain
+
+        return plain(self.to_json())
+
 
 def parse_evidence(evidence: str | Sequence[str] | None) -> list[str]:
     """``--evidence``: comma-separated ids, each trimmed, empties dropped."""

@@ -45,6 +45,17 @@ class RecallResult:
         #: why nothing was found, when something can be said (see :mod:`mem_core.retrieval.hints`)
         self.hints = hints or []
 
+    @property
+    def count(self) -> int:
+        """How many results."""
+        return len(self.results)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain Python values (:mod:`mem_core.plain`)."""
+        from mem_core.plain import plain
+
+        return plain(self.to_json())
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "query": self.query,
