@@ -33,6 +33,15 @@ _NAMES = {
     "Terms": "mem_core.retrieval.text",
     "TermIndex": "mem_core.retrieval.index",
     "OnSecondUse": "mem_core.retrieval.index",
+    # the on-disk recall index (sources that index their files)
+    "Indexer": "mem_core.retrieval.diskindex",
+    "Doc": "mem_core.retrieval.diskindex",
+    "Built": "mem_core.retrieval.diskindex",
+    "IndexedSource": "mem_core.retrieval.diskindex",
+    "DiskTermIndex": "mem_core.retrieval.diskindex",
+    "LazyCandidate": "mem_core.retrieval.diskindex",
+    "IndexCorrupt": "mem_core.retrieval.diskindex",
+    "IndexedNote": "mem_core.retrieval.context",
     "query_tokens": "mem_core.retrieval.text",
     # the other plugin kinds
     "RewardSignal": "mem_core.reinforcement.interfaces",

@@ -84,10 +84,19 @@ def recall(
     context_scope: str | list[str] | None = None,
     now: str | None = None,
     kernel: Kernel | None = None,
+    index: bool | None = None,
 ) -> RecallResult:
     """Ranked retrieval over every active note source (mem-cli.md §2) of the
     project of ``directory`` (see :func:`mem_core.project.find_project`);
-    ``portfolio`` defaults to the ``portfolio`` setting."""
+    ``portfolio`` defaults to the ``portfolio`` setting.
+
+    ``index``: read the journal and the note files through the on-disk
+    recall index (:mod:`mem_core.retrieval.diskindex`) — same answers,
+    faster for a process that recalls once. Default: when no ``kernel`` is
+    given (a long-lived kernel keeps its own in-memory index); never when
+    the ``recall_index`` setting is off."""
+    if index is None:
+        index = kernel is None
     scope = scope or "project"
     ranking = ranking or "lexical"
     if not isinstance(query, str) or not js_trim(query):
@@ -116,8 +125,30 @@ def recall(
     )
     ranker = ranker_cls()
     ranker.validate(request)
+    index_dir = None
+    if index and settings.recall_index:
+        from mem_core.retrieval.diskindex import cache_root
+
+        index_dir = cache_root(settings.cache_dir)
+    if index_dir is None:
+        return _recall(kernel, settings, request, ranker, count)
+    from mem_core.retrieval.diskindex import IndexCorrupt
+
+    try:
+        return _recall(kernel, settings, request, ranker, count, index_dir)
+    except IndexCorrupt as exc:  # found late: never trusted — dropped, and this recall reads the files
+        try:
+            os.unlink(exc.path)
+        except OSError:
+            pass
+        return _recall(kernel, settings, request, ranker, count)
+
+
+def _recall(
+    kernel: Kernel, settings: Any, request: Query, ranker: Any, count: int, index_dir: str | None = None
+) -> RecallResult:
     sources = sorted(kernel.note_sources.items(), key=lambda item: item[1].order)
-    context = SourceContext(kernel, request, settings)
+    context = SourceContext(kernel, request, settings, index_dir=index_dir)
     parts: list[list[Candidate] | CandidateBlock] = []
     for _name, source_cls in sources:
         source = source_cls()
@@ -134,7 +165,8 @@ def recall(
             if plain:
                 parts.append(plain)
     ranked = ranker.rank(request, Candidates(parts), RankContext(kernel, request))
-    return RecallResult(query, scope, ranking, [_own(scored) for scored in ranked[:count]], context.skipped)
+    results = [_own(scored) for scored in ranked[:count]]
+    return RecallResult(request.text, request.scope, request.ranking, results, context.skipped)
 
 
 def _own(scored: Scored) -> Scored:
