@@ -197,6 +197,7 @@ def _encode(
         pieces.append(data)
         table.append((offset, len(data), _crc(data)))
 
+    ndocs = -1 if docs is None else len(docs)
     docs = docs or []
     ncols = len(indexer.columns)
     for column in range(ncols):
@@ -267,7 +268,7 @@ def _encode(
             digest,
             size,
             covered,
-            len(docs) if docs else -1 if docs is None else 0,
+            ndocs,
             tuple(table),
             (postings_at, postings_end),
         )
