@@ -74,7 +74,7 @@ __all__ = [
 ]
 
 MAGIC = b"MEMRIDX\x00"
-VERSION = 1
+VERSION = 2
 INDEX_DIR = "recall-index"
 _PREFIX = 16  # magic, header length, header CRC
 _HEADER_MAX = 1 << 20
@@ -170,11 +170,12 @@ def _crc(data: bytes) -> int:
 class _Postings:
     """A token's postings: document numbers grouped by (count, length)."""
 
-    __slots__ = ("docs", "groups")
+    __slots__ = ("docs", "groups", "counts")
 
-    def __init__(self, docs: array, groups: array) -> None:
+    def __init__(self, docs: array, groups: array, counts: array) -> None:
         self.docs = docs  # 'I': documents, group after group, ascending in a group
         self.groups = groups  # 'I': count, length, how many, per group
+        self.counts = counts  # 'I': each document's count of the token, as ``docs``
 
 
 def _encode(
@@ -233,6 +234,7 @@ def _encode(
         entries = sorted(by_token[token])
         groups = array("I")
         docs_of = array("I", [number for _c, _l, number in entries])
+        counts_of = array("I", [c for c, _l, _n in entries])
         start = 0
         while start < len(entries):
             count, length, _ = entries[start]
@@ -241,7 +243,7 @@ def _encode(
                 end += 1
             groups.extend((count, length, end - start))
             start = end
-        chunk = array("I", [len(groups) // 3]).tobytes() + groups.tobytes() + docs_of.tobytes()
+        chunk = array("I", [len(groups) // 3]).tobytes() + groups.tobytes() + docs_of.tobytes() + counts_of.tobytes()
         chunks.append(chunk)
         where.append(offset)
         sizes.append(len(chunk))
@@ -389,12 +391,14 @@ class IndexedFile:
             words.frombytes(data)
             ngroups = words[0] if words else 0
             groups = words[1 : 1 + 3 * ngroups]
-            docs = words[1 + 3 * ngroups :]
-            if len(groups) != 3 * ngroups or sum(groups[2::3]) != len(docs):
+            rest = len(words) - 1 - 3 * ngroups
+            docs = words[1 + 3 * ngroups : 1 + 3 * ngroups + rest // 2]
+            counts = words[1 + 3 * ngroups + rest // 2 :]
+            if len(groups) != 3 * ngroups or rest % 2 or sum(groups[2::3]) != len(docs):
                 raise _Corrupt
             if docs and max(docs) >= self.count:
                 raise _Corrupt
-            found = _Postings(docs, groups)
+            found = _Postings(docs, groups, counts)
         self._postings[token] = found
         return found
 
@@ -524,7 +528,7 @@ class _Memory:
                     end += 1
                 groups.extend((count, length, end - start))
                 start = end
-            found = _Postings(array("I", [e[2] for e in entries]), groups)
+            found = _Postings(array("I", [e[2] for e in entries]), groups, array("I", [e[0] for e in entries]))
         self._postings[token] = found
         return found
 
@@ -842,15 +846,10 @@ class DiskTermIndex(TermIndex):
     def counts(self, token: str) -> dict[int, int]:
         counts = self._counts.get(token)
         if counts is None:
-            counts = self._counts[token] = {}
             postings = self._postings(token)
-            if postings is not None:
-                at = 0
-                groups, docs = postings.groups, postings.docs
-                for g in range(0, len(groups), 3):
-                    n = groups[g + 2]
-                    counts.update(dict.fromkeys(docs[at : at + n], groups[g]))
-                    at += n
+            counts = self._counts[token] = (
+                {} if postings is None else dict(zip(postings.docs, postings.counts, strict=True))
+            )
         return counts
 
     def groups(self, token: str) -> tuple[tuple[int, int, frozenset[int]], ...]:
