@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mem_cli import render
-from mem_core import recall
+from mem_core import recall, remember
 from mem_core.errors import MemError
 from mem_core.js.jsonfmt import dumps
 from mem_core.retrieval import diskindex
@@ -112,6 +112,7 @@ queries = st.lists(
         st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join),
         st.sampled_from([0, 1, 3, 8, 50, None]),
         st.sampled_from(["lexical", "lexical", "lexical", "evidence"]),
+        st.sampled_from(["project", "project", "portfolio"]),
     ),
     min_size=1,
     max_size=3,
@@ -185,10 +186,17 @@ def _change(project: Path, change: tuple[str, object, bool], counter: list[int])
             target.unlink()
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(lines, st.lists(st.tuples(sections, st.booleans()), max_size=6), queries, changes)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lines,
+    st.lists(st.tuples(sections, st.booleans()), max_size=6),
+    queries,
+    changes,
+    st.lists(st.tuples(sections, st.booleans()), max_size=3),  # the portfolio brain's notes
+    st.lists(st.tuples(st.sampled_from(WORDS), st.lists(st.sampled_from(WORDS), min_size=1, max_size=5)), max_size=3),
+)
 def test_recall_with_the_index_answers_as_without_it(
-    journal_specs: list, note_specs: list, asked: list, later: list
+    journal_specs: list, note_specs: list, asked: list, later: list, brain_specs: list, memories: list
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp) / "project"
@@ -207,10 +215,24 @@ def test_recall_with_the_index_answers_as_without_it(
             (project / JOURNAL).write_text(_journal(journal_specs), encoding="utf-8")
             for path, (specs, crlf) in zip(NOTE_PATHS, note_specs, strict=False):
                 (project / path).write_text(_notes(specs, crlf), encoding="utf-8")
+            brain = Path(tmp) / "brain"
+            (brain / "memory").mkdir(parents=True)
+            for name, (specs, crlf) in zip(["decisions.md", "lessons.md", "patterns.md"], brain_specs, strict=False):
+                (brain / "memory" / name).write_text(_notes(specs, crlf), encoding="utf-8")
+            for number, (key, words) in enumerate(memories):  # structured memories: present or absent
+                remember(
+                    "fact",
+                    f"k{number}_" + "".join(c for c in key.lower() if c.isascii() and c.isalnum()),
+                    " ".join(words),
+                    directory=str(project),
+                    now=NOW,
+                )
             counter = [0]
             for step in range(len(later) + 1):
-                for query, limit, ranking in asked:
-                    options: dict[str, object] = {"limit": limit, "ranking": ranking}
+                for query, limit, ranking, scope in asked:
+                    options: dict[str, object] = {"limit": limit, "ranking": ranking, "scope": scope}
+                    if scope == "portfolio":
+                        options["portfolio"] = str(brain)
                     if ranking == "evidence":
                         options["context_scope"] = "src"
                     _same(project, query, **options)
