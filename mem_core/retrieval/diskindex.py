@@ -74,7 +74,7 @@ __all__ = [
 ]
 
 MAGIC = b"MEMRIDX\x00"
-VERSION = 2
+VERSION = 3
 INDEX_DIR = "recall-index"
 _PREFIX = 16  # magic, header length, header CRC
 _HEADER_MAX = 1 << 20
@@ -163,6 +163,14 @@ class IndexCorrupt(Exception):
         self.path = path
 
 
+#: tokens per directory bucket
+BUCKET = 128
+
+
+def _bucket(token: str, buckets: int) -> int:
+    return zlib.crc32(token.encode("utf-8")) % buckets
+
+
 def _crc(data: bytes) -> int:
     return zlib.crc32(data) & 0xFFFFFFFF
 
@@ -212,6 +220,7 @@ def _encode(
         at += len(doc.blob)
         blob_offsets.append(at)
     piece(blob_offsets.tobytes())
+    piece(array("I", [_crc(blob) for blob in blobs]).tobytes())
     piece(b"".join(blobs))
     by_token: dict[str, list[tuple[int, int, int]]] = {}
     for number, doc in enumerate(docs):
@@ -251,13 +260,30 @@ def _encode(
         offset += len(chunk)
     pieces.extend(chunks)
     postings_end = offset
-    # the directory comes last, after the postings it points into
+    # the directory comes last, after the postings it points into: tokens
+    # in buckets (by CRC-32 of the token) of about BUCKET tokens, so that a
+    # query reads the buckets of its words only
+    nbuckets = max(1, len(tokens) // BUCKET)
+    members: list[list[int]] = [[] for _ in range(nbuckets)]
+    for number, token in enumerate(tokens):
+        members[_bucket(token, nbuckets)].append(number)
     tail: list[bytes] = []
-    directory = "\n".join(tokens).encode("utf-8")
-    for data in (directory, where.tobytes(), sizes.tobytes(), crcs.tobytes()):
-        table.append((offset, len(data), _crc(data)))
+    bucket_table = array("Q")
+    for numbers in members:
+        data = (
+            array("I", [len(numbers)]).tobytes()
+            + array("Q", [where[n] for n in numbers]).tobytes()
+            + array("I", [sizes[n] for n in numbers]).tobytes()
+            + array("I", [crcs[n] for n in numbers]).tobytes()
+            + "\n".join(tokens[n] for n in numbers).encode("utf-8")
+        )
+        bucket_table.extend((offset, len(data), _crc(data)))
         tail.append(data)
         offset += len(data)
+    data = bucket_table.tobytes()
+    table.append((offset, len(data), _crc(data)))
+    tail.append(data)
+    offset += len(data)
     header = marshal.dumps(
         (
             VERSION,
@@ -304,7 +330,8 @@ class IndexedFile:
         self.identity: tuple[int, ...] = ident
         self._table: tuple[tuple[int, int, int], ...] = table
         self._body = body
-        self._directory: dict[str, tuple[int, int, int]] | None = None
+        self._bucket_table: array | None = None
+        self._loaded_buckets: dict[int, dict[str, tuple[int, int, int]]] = {}
         self._postings: dict[str, _Postings | None] = {}
 
     def close(self) -> None:
@@ -346,12 +373,13 @@ class IndexedFile:
             raise _Corrupt
         return values
 
-    def blob(self, doc: int, offsets: array) -> bytes:
-        base, length, _crc_unused = self._table[len(self.columns) + 2]
+    def blob(self, doc: int, offsets: array, crcs: array) -> bytes:
+        """Document ``doc``'s blob, checked against its own CRC-32."""
+        base, length, _crc_whole = self._table[len(self.columns) + 3]
         start, end = offsets[doc], offsets[doc + 1]
         if not 0 <= start <= end <= length:
             raise _Corrupt
-        return os.pread(self._fd, end - start, self._body + base + start)
+        return self._read(base + start, end - start, crcs[doc])
 
     def blob_offsets(self) -> array:
         values = array("Q")
@@ -360,28 +388,68 @@ class IndexedFile:
             raise _Corrupt
         return values
 
-    def blobs(self) -> bytes:
-        return self._piece(len(self.columns) + 2)
+    def blob_crcs(self) -> array:
+        values = array("I")
+        values.frombytes(self._piece(len(self.columns) + 2))
+        if len(values) != max(self.count, 0):
+            raise _Corrupt
+        return values
 
-    def directory(self) -> dict[str, tuple[int, int, int]]:
-        found = self._directory
+    def blobs(self) -> bytes:
+        return self._piece(len(self.columns) + 3)
+
+    def _buckets(self) -> array:
+        found = self._bucket_table
         if found is None:
-            first = len(self.columns) + 3
-            tokens = self._piece(first).decode("utf-8") if self._table[first][1] else ""
-            where, sizes, crcs = array("Q"), array("I"), array("I")
-            where.frombytes(self._piece(first + 1))
-            sizes.frombytes(self._piece(first + 2))
-            crcs.frombytes(self._piece(first + 3))
-            names = tokens.split("\n") if tokens else []
-            if not len(names) == len(where) == len(sizes) == len(crcs):
+            found = array("Q")
+            found.frombytes(self._piece(len(self.columns) + 4))
+            if not found or len(found) % 3:
                 raise _Corrupt
-            found = self._directory = dict(zip(names, zip(where, sizes, crcs, strict=True), strict=True))
+            self._bucket_table = found
         return found
+
+    def _entry(self, token: str) -> tuple[int, int, int] | None:
+        """Where ``token``'s postings are (offset, size, CRC-32), from its bucket."""
+        table = self._buckets()
+        number = _bucket(token, len(table) // 3)
+        bucket = self._loaded_buckets.get(number)
+        if bucket is None:
+            self._entry_in(number)
+            bucket = self._loaded_buckets[number]
+        return bucket.get(token)
+
+    def directory(self) -> list[str]:
+        """Every token of the index (reads every bucket)."""
+        table = self._buckets()
+        for number in range(len(table) // 3):
+            if number not in self._loaded_buckets:
+                self._entry_in(number)
+        return [token for bucket in self._loaded_buckets.values() for token in bucket]
+
+    def _entry_in(self, number: int) -> None:
+        """Read bucket ``number`` of the directory."""
+        table = self._buckets()
+        data = self._read(table[3 * number], table[3 * number + 1], table[3 * number + 2])
+        n = int.from_bytes(data[:4], "little") if len(data) >= 4 else -1
+        if n < 0:
+            raise _Corrupt
+        where, sizes, crcs = array("Q"), array("I"), array("I")
+        at = 4
+        for values, width in ((where, 8), (sizes, 4), (crcs, 4)):
+            chunk = data[at : at + n * width]
+            if len(chunk) != n * width:
+                raise _Corrupt
+            values.frombytes(chunk)
+            at += n * width
+        names = data[at:].decode("utf-8").split("\n") if n else []
+        if len(names) != n:
+            raise _Corrupt
+        self._loaded_buckets[number] = dict(zip(names, zip(where, sizes, crcs, strict=True), strict=True))
 
     def postings(self, token: str) -> _Postings | None:
         if token in self._postings:
             return self._postings[token]
-        entry = self.directory().get(token)
+        entry = self._entry(token)
         found: _Postings | None = None
         if entry is not None:
             data = self._read(*entry)
@@ -415,7 +483,7 @@ def _validate(header: Any, key: str, columns: str, root_real: str, relative: str
         return False
     if not (0 <= covered <= size and count >= -1):
         return False
-    if not (isinstance(table, tuple) and len(table) == len(columns) + 7):
+    if not (isinstance(table, tuple) and len(table) == len(columns) + 5):
         return False
     for entry in table:
         if not (isinstance(entry, tuple) and len(entry) == 3 and all(type(v) is int and v >= 0 for v in entry)):
@@ -504,7 +572,7 @@ class _Memory:
             offsets.append(at)
         return offsets
 
-    def blob(self, doc: int, offsets: array) -> bytes:
+    def blob(self, doc: int) -> bytes:
         return self._docs[doc].blob
 
     def postings(self, token: str) -> _Postings | None:
@@ -577,7 +645,7 @@ class IndexedSource:
         #: the source file, open (for a ``lines`` indexer), else None
         self.fd = fd
         self._columns: dict[int, array] = {}
-        self._blobs: tuple[array, bytes] | None = None
+        self._blobs: tuple[array, array] | None = None
 
     def checked(self, call: Callable[[], Any]) -> Any:
         try:
@@ -592,17 +660,14 @@ class IndexedSource:
         return found
 
     def blob(self, doc: int) -> bytes:
+        index = self.index
+        if isinstance(index, _Memory):
+            return index.blob(doc)
         blobs = self._blobs
         if blobs is None:
-            index = self.index
-            if isinstance(index, _Memory):
-                return index.blob(doc, array("Q"))
-            blobs = self._blobs = self.checked(lambda: (index.blob_offsets(), index.blobs()))
-        offsets, data = blobs
-        start, end = offsets[doc], offsets[doc + 1]
-        if not 0 <= start <= end <= len(data):
-            raise IndexCorrupt(self.path or "")
-        return data[start:end]
+            blobs = self._blobs = self.checked(lambda: (index.blob_offsets(), index.blob_crcs()))
+        offsets, crcs = blobs
+        return self.checked(lambda: index.blob(doc, offsets, crcs))  # type: ignore[no-any-return]
 
     def read(self, offset: int, length: int) -> bytes:
         """Bytes of the source file (a ``lines`` indexer's)."""
