@@ -78,7 +78,7 @@ def _indexed_candidates(source: IndexedSource, shown: str, query: Query) -> Cand
     def make(i: int) -> Candidate:
         return LazyCandidate(partial(load, i), 1.0)
 
-    return CandidateBlock(DiskTermIndex(source), make, tokens=query.match_tokens)
+    return CandidateBlock(DiskTermIndex(source), make, tokens=query.match_tokens, unit_weight=True)
 
 
 class NoteFile:
@@ -105,7 +105,7 @@ class NoteFile:
                 for heading, text in self.sections
             )
         candidates, index = indexed
-        return (CandidateBlock(index, candidates.__getitem__, tokens=query.match_tokens),)
+        return (CandidateBlock(index, candidates.__getitem__, tokens=query.match_tokens, unit_weight=True),)
 
 
 def _index(sections: tuple[tuple[str, str], ...], name: str, shown: str) -> tuple[list[Candidate], TermIndex]:

@@ -482,3 +482,36 @@ def test_concurrent_processes_never_corrupt_the_index(tmp_path: Path, cache: Pat
     _same(project, "cache values")
     _settle()
     _same(project, "cache values 29")
+
+
+def test_the_best_of_a_large_note_file_are_found_without_scoring_all(tmp_path: Path, cache: Path) -> None:
+    import random
+
+    from mem_plugins.rankers import lexical
+
+    rng = random.Random(5)
+    project = tmp_path / "p"
+    (project / ".bmad" / "memory").mkdir(parents=True)
+    (project / ".agents" / "memory").mkdir(parents=True)
+    specs = [
+        ([rng.choice(WORDS) for _ in range(3)], [rng.choice(WORDS) for _ in range(rng.randint(0, 40))])
+        for _ in range(400)
+    ]
+    (project / NOTE_PATHS[1]).write_text(_notes(specs, False), encoding="utf-8")
+    (project / NOTE_PATHS[5]).write_text(_notes(specs[:50], True), encoding="utf-8")
+    scored: list[int] = []
+    real = lexical._best_of_block
+
+    def spy(tokens, block, number, buckets, limit):  # type: ignore[no-untyped-def]
+        before = len(buckets)
+        real(tokens, block, number, buckets, limit)
+        scored.append(len(buckets) - before)
+
+    lexical._best_of_block = spy
+    try:
+        for query in ("cache values", "auth token retry", "zéro x ci", "2026 7 pass queue", "cache auth"):
+            for limit in (1, 2, 3, 8, 20, 500):
+                _same(project, query, limit=limit)
+    finally:
+        lexical._best_of_block = real
+    assert min(scored) < 100  # far fewer than the ~300 sections holding a query word
