@@ -15,7 +15,11 @@ of the child: steadier on a shared machine) of ``--runs`` runs. Judged:
 warm-index recall on 2 MB ≤ 4× ``python -c pass``; 20 MB ≤ 2× 2 MB.
 Each warm run's output is checked equal to the unindexed one.
 
-Usage: ``python benchmarks/bench_index.py [--runs N] [--json PATH] [--no-hooks]``
+With ``--instructions`` each command also runs once under valgrind's
+callgrind and the report adds the instructions it executed (the same number
+whatever else a loaded machine is doing).
+
+Usage: ``python benchmarks/bench_index.py [--runs N] [--json PATH] [--no-hooks] [--instructions]``
 """
 
 from __future__ import annotations
@@ -96,15 +100,35 @@ def measure(cmd: list[str], runs: int, env: dict[str, str]) -> tuple[float, floa
     return statistics.median(walls) * 1000, statistics.median(cpus) * 1000, out
 
 
+def instructions(cmd: list[str], env: dict[str, str], stdin: bytes = b"") -> float:
+    """Millions of instructions ``cmd`` executes (valgrind --tool=callgrind)."""
+    import re
+
+    proc = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd],
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=False,
+    )
+    found = re.search(rb"Collected : (\d+)", proc.stderr)
+    if proc.returncode != 0 or found is None:
+        raise SystemExit(f"callgrind failed: {' '.join(cmd)}")
+    return int(found.group(1)) / 1e6
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--no-hooks", action="store_true", help="skip the hook benchmark")
+    parser.add_argument("--instructions", action="store_true", help="also count instructions (valgrind)")
     args = parser.parse_args(argv)
     mem = mem_command()
     results: dict[str, object] = {"python": sys.version.split()[0], "runs": args.runs}
     rows = []
+    irs: list[dict[str, object]] = []
+    pass_ir: float | None = None
     with tempfile.TemporaryDirectory(prefix="mem-bench-index-") as tmp:
         base = Path(tmp)
         env = dict(os.environ, MEM_NOW="2026-11-30T12:00:00.000Z", MEM_CACHE_DIR=str(base / "cache"))
@@ -112,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         env["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
         off_env = dict(env, MEM_RECALL_INDEX="0")
         pass_wall, pass_cpu, _ = measure([sys.executable, "-c", "pass"], args.runs, env)
+        pass_ir = instructions([sys.executable, "-c", "pass"], env) if args.instructions else None
         small, medium, large, brain = base / "small", base / "medium", base / "large", base / "brain"
         for root in (small, medium, large):
             root.mkdir()
@@ -129,6 +154,10 @@ def main(argv: list[str] | None = None) -> int:
             warm_wall, warm_cpu, warm_out = measure(cmd, args.runs, env)
             if warm_out != cold_out:
                 raise SystemExit(f"the index changed the output on the {label} corpus")
+            if pass_ir is not None:
+                cold_ir, warm_ir = instructions(cmd, off_env), instructions(cmd, env)
+                irs.append({"corpus": label, "no_index_mi": round(cold_ir), "warm_index_mi": round(warm_ir),
+                            "warm_x_pass": round(warm_ir / pass_ir, 2)})  # fmt: skip
             rows.append(
                 {
                     "corpus": label,
@@ -160,6 +189,14 @@ def main(argv: list[str] | None = None) -> int:
     verdict = "ok" if two["warm_x_pass"] <= 4 else "MISSED"  # type: ignore[operator]
     print(f"warm 2 MB ≤ 4× python -c pass: {two['warm_x_pass']}× wall, {two['warm_cpu_x_pass']}× CPU  {verdict}")
     print(f"growth 2 → 20 MB (CPU): {growth:.2f}×  {'ok' if growth <= 2 else 'MISSED'} (≤ 2×)")
+    if irs:
+        results["instructions"] = {"python_c_pass_mi": round(pass_ir or 0), "rows": irs}
+        print(f"instructions (millions, callgrind): python -c pass {pass_ir:.0f}")
+        for ir in irs:
+            print(f"  {ir['corpus']:<8} no index {ir['no_index_mi']:>6}  warm {ir['warm_index_mi']:>6}  "
+                  f"({ir['warm_x_pass']}× pass)")  # fmt: skip
+        ir_growth = irs[2]["warm_index_mi"] / irs[1]["warm_index_mi"]  # type: ignore[operator]
+        print(f"  growth 2 → 20 MB (instructions): {ir_growth:.2f}×")
     if not args.no_hooks:
         print()
         import bench_hooks  # type: ignore[import-not-found]
