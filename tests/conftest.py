@@ -73,6 +73,8 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("MEM_USER_DIR", str(tmp_path / "user-store"))
     # the machine's own ~/.config/mem/config.toml stays out of every test
     monkeypatch.setenv("MEM_USER_CONFIG", str(tmp_path / "user-config" / "config.toml"))
+    # the recall index goes to the test's own cache, never the machine's ~/.cache/mem
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
 
 
 @pytest.fixture
