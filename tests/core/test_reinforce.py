@@ -265,14 +265,15 @@ def test_the_lock_is_taken_before_the_pattern_is_checked(project: Path, kernel) 
     assert tree_bytes(project) == before
 
 
-def test_a_lock_left_by_a_dead_process_is_reported_as_stale(project: Path, kernel) -> None:
+def test_a_lock_left_by_a_dead_process_is_taken_over(project: Path, kernel, capfd) -> None:
     proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead = int(proc.stdout)
     _hold_lock(project, dead)
-    with pytest.raises(MemError) as info:
-        reinforce("p", directory=str(project), signals=FULL, now=T, kernel=kernel)
-    assert info.value.message == f"{LOCKED} (owner pid {dead} on this host is not running)"
-    assert not (project / SCORES).exists()
+    result = reinforce("p", directory=str(project), signals=FULL, now=T, kernel=kernel)
+    assert result.next["updates"] == 1
+    assert capfd.readouterr().err == f"mem: took over a stale writer.lock (owner pid {dead} on this host is not running)\n"
+    assert (project / SCORES).exists()
+    assert not (project / ".bmad" / "memory" / "writer.lock").exists()
 
 
 def test_unknown_signal_is_refused_before_anything_is_written(project: Path, kernel) -> None:
