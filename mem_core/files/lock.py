@@ -34,16 +34,23 @@ from typing import Any
 from mem_core.errors import MemError
 from mem_core.files.layout import LOCK
 from mem_core.files.paths import os_error_message, safe_file
-
-NOT_REGULAR = "Memory source must be a regular file of at most 2 MiB."
 from mem_core.js import jsonfmt
+
+#: as :data:`mem_core.files.io.NOT_REGULAR` (which imports this module)
+NOT_REGULAR = "Memory source must be a regular file of at most 2 MiB."
 
 __all__ = [
     "TOOK_OVER",
     "set_notifier",
     "stale_pid",
     "read_owner",
-    "LOCKED", "LOCK_WAIT_SECONDS", "LOCK_RETRY_SECONDS", "writer_lock", "hostname", "new_token"]
+    "LOCKED",
+    "LOCK_WAIT_SECONDS",
+    "LOCK_RETRY_SECONDS",
+    "writer_lock",
+    "hostname",
+    "new_token",
+]
 
 LOCKED = "Memory writer lock is occupied. Inspect writer.lock and its owner; do not remove a live lock."
 #: how long a writer waits for the lock before giving up
