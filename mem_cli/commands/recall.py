@@ -31,5 +31,5 @@ def run(values: Mapping[str, Any], kernel: Kernel | None = None) -> None:
         output.out_json(result)
         return
     for line in render.recall_skipped(result):
-        output.err(line)
+        output.err(output.one_line(line))
     output.out(render.recall(result))

@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 from mem_core import hookimpl
 from mem_core.errors import MemError
 from mem_core.evidence.api import required_text
-from mem_core.files import check_components, is_normalized_relative, os_error_message
+from mem_core.files import check_components, is_normalized_relative, open_regular, os_error_message
 from mem_core.js.record import (
     UNDEFINED,
     JSTypeError,
@@ -152,7 +152,7 @@ def _file_hash(root: str, file: Any, required: bool = True) -> str | None:
         return None
     if os.stat(target).st_size > MAX_FILE_BYTES:
         raise _Stale("File exceeds the 16 MiB snapshot limit: " + file)
-    with open(target, "rb") as fh:
+    with os.fdopen(open_regular(target), "rb") as fh:  # a FIFO never blocks
         return hashlib.sha256(fh.read()).hexdigest()
 
 
@@ -273,7 +273,7 @@ def load_run(root: str, run_id: Any) -> dict[str, Any]:
     if size > MAX_RUN_BYTES:
         raise NexusError("Run state exceeds the size limit.")
     try:
-        with open(target, "rb") as fh:
+        with os.fdopen(open_regular(target), "rb") as fh:  # a FIFO never blocks
             text = fh.read().decode("utf-8", "replace")
     except OSError as exc:
         raise MemError(os_error_message(exc, "open", target)) from None
@@ -451,8 +451,7 @@ def _lock_present(root: str, relative: str) -> bool:
     if not os.path.exists(target):
         return False
     try:
-        with open(target, "rb"):
-            pass
+        os.close(open_regular(target))  # a FIFO never blocks
     except OSError as exc:
         raise MemError(os_error_message(exc, "open", target)) from None
     return True
