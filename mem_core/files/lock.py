@@ -138,12 +138,15 @@ def _leave_gate(gate: _Gate) -> None:
 #: the stderr line of a takeover (mem-cli.md §8, improve v0.2); the CLI prefixes ``mem <action>: ``
 TOOK_OVER = "took over a stale writer.lock (owner pid {pid} on this host is not running)"
 #: a candidate lock file, written whole before it is linked into place
-_CANDIDATE = ".{token}.tmp"
+_CANDIDATE = ".{pid}-{token}.tmp"
 #: a stale lock renamed aside during a takeover
 _ASIDE = ".stale-{token}"
 #: candidate files older than this are orphans of a killed writer (a live one
 #: keeps its candidate for at most the two seconds of waiting)
 _ORPHAN_SECONDS = 60.0
+
+#: the files replaced atomically only under the lock (their ``<name>.<uuid>.tmp``)
+_LOCKED_WRITES = ("pattern-scores.json.",)
 
 _notify: Any = None
 
@@ -257,7 +260,7 @@ def _take_over(lock_path: str, seen: os.stat_result) -> bool:
             return True
         try:  # not the stale lock: a live one, put it back where it was
             os.link(aside, lock_path)
-        except FileExistsError:
+        except OSError:  # taken meanwhile, or already removed as an orphan
             pass
         return False
     finally:
@@ -270,7 +273,7 @@ def _take_over(lock_path: str, seen: os.stat_result) -> bool:
 def _write_candidate(lock_path: str, owner: bytes) -> str:
     """A file beside the lock holding ``owner`` whole, fsynced: linking it into
     place makes the lock visible only with its owner written."""
-    candidate = lock_path + _CANDIDATE.format(token=new_token())
+    candidate = lock_path + _CANDIDATE.format(pid=os.getpid(), token=new_token())
     try:
         fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
     except OSError as exc:
@@ -309,6 +312,16 @@ def _remove_orphans(lock_path: str) -> None:
         return
     now = time.time()
     for entry in entries:
+        if entry.startswith(_LOCKED_WRITES) and entry.endswith(".tmp"):
+            # an atomic replace of a file only ever written under this lock:
+            # its temporary file is an orphan once the lock is ours
+            path = os.path.join(directory, entry)
+            try:
+                if stat.S_ISREG(os.lstat(path).st_mode):
+                    _unlink(path)
+            except OSError:
+                pass
+            continue
         if not entry.startswith(name + "."):
             continue
         rest = entry[len(name) :]
@@ -320,8 +333,24 @@ def _remove_orphans(lock_path: str) -> None:
                 st = os.lstat(path)
             except OSError:
                 continue
-            if stat.S_ISREG(st.st_mode) and now - st.st_mtime > _ORPHAN_SECONDS:
+            if stat.S_ISREG(st.st_mode) and (now - st.st_mtime > _ORPHAN_SECONDS or _dead(rest)):
                 _unlink(path)
+
+
+def _dead(rest: str) -> bool:
+    """Whether the candidate ``.<pid>-<token>.tmp`` belongs to a process that
+    is not running (on this host: a writer of another host sharing the folder
+    recreates its candidate if it vanishes)."""
+    pid_text = rest[1:].partition("-")[0]
+    if not pid_text.isdigit() or int(pid_text) <= 0:
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def _acquire_file(root: str, deadline: float) -> tuple[str, bytes]:
@@ -345,6 +374,10 @@ def _acquire_file(root: str, deadline: float) -> tuple[str, bytes]:
                 break
             except FileExistsError:
                 pass
+            except FileNotFoundError:  # removed as an orphan by another host's writer
+                _unlink(candidate)
+                candidate = _write_candidate(lock_path, owner)
+                continue
             except OSError as exc:
                 raise MemError(os_error_message(exc, "link", lock_path)) from None
             found = read_owner(lock_path)
