@@ -13,7 +13,7 @@ from typing import Any
 
 from mem_core.errors import MemError
 from mem_core.files.lock import new_token, writer_lock
-from mem_core.files.paths import os_error_message, safe_file
+from mem_core.files.paths import DISK_FULL, os_error_message, os_failure, safe_file
 from mem_core.js import jsonfmt
 
 __all__ = [
@@ -48,20 +48,9 @@ INCOMPLETE = "Memory store has an incomplete final line; inspect it before writi
 TOO_BIG = "Memory store exceeds 2 MiB."
 
 
-DISK_FULL = "Memory store could not be written: the disk is full or over quota; nothing was changed."
-
 _NOT_A_FILE = {errno.ENXIO, errno.EISDIR, errno.ELOOP, errno.EOPNOTSUPP, errno.ENODEV, errno.ETXTBSY}
-_FULL_ERRNOS = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 #: an atomic write's temporary file: ``<name>.<uuid 4>.tmp``
 _TEMPORARY = re.compile(r"(.+)\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp")
-
-
-def os_failure(exc: OSError, syscall: str, path: str) -> str:
-    """The one-line message of a failed system call: :data:`DISK_FULL` for a
-    full disk or quota, else Node's wording (``EACCES: permission denied, …``)."""
-    if exc.errno in _FULL_ERRNOS:
-        return DISK_FULL
-    return os_error_message(exc, syscall, path)
 
 
 def open_regular(path: str, flags: int = os.O_RDONLY, mode: int = 0o666) -> int:

@@ -33,7 +33,7 @@ from typing import Any
 
 from mem_core.errors import MemError
 from mem_core.files.layout import LOCK
-from mem_core.files.paths import os_error_message, safe_file
+from mem_core.files.paths import os_error_message, os_failure, safe_file
 from mem_core.js import jsonfmt
 
 #: as :data:`mem_core.files.io.NOT_REGULAR` (which imports this module)
@@ -277,7 +277,7 @@ def _write_candidate(lock_path: str, owner: bytes) -> str:
     try:
         fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
     except OSError as exc:
-        raise MemError(os_error_message(exc, "open", candidate)) from None
+        raise MemError(os_failure(exc, "open", candidate)) from None
     try:
         try:
             view = memoryview(owner)
@@ -288,7 +288,7 @@ def _write_candidate(lock_path: str, owner: bytes) -> str:
             os.close(fd)
     except OSError as exc:
         _unlink(candidate)
-        raise MemError(os_error_message(exc, "write", candidate)) from None
+        raise MemError(os_failure(exc, "write", candidate)) from None
     except BaseException:
         _unlink(candidate)
         raise
@@ -364,7 +364,7 @@ def _acquire_file(root: str, deadline: float) -> tuple[str, bytes]:
     try:
         os.makedirs(os.path.dirname(lock_path), exist_ok=True)
     except OSError as exc:
-        raise MemError(os_error_message(exc, "mkdir", os.path.dirname(lock_path))) from None
+        raise MemError(os_failure(exc, "mkdir", os.path.dirname(lock_path))) from None
     owner = jsonfmt.dumps({"pid": os.getpid(), "hostname": hostname(), "token": new_token()}).encode("utf-8")
     candidate = _write_candidate(lock_path, owner)
     try:

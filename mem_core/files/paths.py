@@ -23,6 +23,8 @@ __all__ = [
     "is_normalized_relative",
     "check_components",
     "os_error_message",
+    "os_failure",
+    "DISK_FULL",
 ]
 
 NOT_NORMALIZED = "Memory path must be a normalized project-relative path."
@@ -41,6 +43,18 @@ _ERRNO_TEXT = {
     errno.EROFS: "read-only file system",
     errno.EPERM: "operation not permitted",
 }
+
+
+DISK_FULL = "Memory store could not be written: the disk is full or over quota; nothing was changed."
+_FULL_ERRNOS = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+def os_failure(exc: OSError, syscall: str, path: str) -> str:
+    """The one-line message of a failed system call: :data:`DISK_FULL` for a
+    full disk or quota, else Node's wording (``EACCES: permission denied, …``)."""
+    if exc.errno in _FULL_ERRNOS:
+        return DISK_FULL
+    return os_error_message(exc, syscall, path)
 
 
 def os_error_message(exc: OSError, syscall: str, path: str) -> str:

@@ -129,9 +129,13 @@ def _trials(tmp_path: Path, trials: int, seed: int) -> dict[str, int]:
     receipts = set()
     if (memory / "outcomes.ndjson").exists():
         receipts = {json.loads(line)["id"] for line in (memory / "outcomes.ndjson").read_text().splitlines()}
-    scores = json.loads((memory / "pattern-scores.json").read_text()) if (memory / "pattern-scores.json").exists() else {}
+    scores = (
+        json.loads((memory / "pattern-scores.json").read_text()) if (memory / "pattern-scores.json").exists() else {}
+    )
     updates = scores.get("Rate limit", {}).get("updates", 0)
-    lost = sum(1 for i in acknowledged_events if i not in ids) + sum(1 for r in acknowledged_receipts if r not in receipts)
+    lost = sum(1 for i in acknowledged_events if i not in ids) + sum(
+        1 for r in acknowledged_receipts if r not in receipts
+    )
     if updates < acknowledged_reinforcements:
         lost += acknowledged_reinforcements - updates
     if updates > acknowledged_reinforcements + killed_reinforcements:
