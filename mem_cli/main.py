@@ -31,7 +31,10 @@ def _node_text(arg: str) -> str:
     try:
         arg.encode("utf-8")
     except UnicodeEncodeError:
-        return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        try:
+            return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        except UnicodeEncodeError:  # a lone surrogate no command line gives (a caller's argv)
+            return arg.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     return arg
 
 
