@@ -274,12 +274,14 @@ def _scores_check(project: str) -> Check:
     return near or Check(label, OK, f"{len(scores)} pattern(s), {size_text(size)} of 2 MiB")
 
 
-def _orphans(project: str) -> list[str]:
+def _orphans(project: str, older_than: float = ORPHAN_SECONDS) -> list[str]:
+    """Temporary files and lock candidates killed writers left (older than
+    ``older_than`` seconds: a live writer's are younger)."""
     from mem_core.files import MEMORY_DIR
     from mem_core.files.io import orphans
 
     directory = os.path.join(project, MEMORY_DIR)
-    found = orphans(directory, older_than=ORPHAN_SECONDS)
+    found = orphans(directory, older_than=older_than)
     try:
         entries = os.listdir(directory)
     except OSError:
@@ -293,7 +295,7 @@ def _orphans(project: str) -> list[str]:
             st = os.lstat(path)
         except OSError:
             continue
-        if stat.S_ISREG(st.st_mode) and now - st.st_mtime >= ORPHAN_SECONDS:
+        if stat.S_ISREG(st.st_mode) and now - st.st_mtime >= older_than:
             found.append(path)
     return sorted(found)
 
@@ -411,6 +413,7 @@ def doctor(directory: str | None = None, *, fix: bool = False, kernel: Kernel | 
     can_lock = lock_check.status == OK or stale
     if fix and os.path.isdir(memory_dir) and can_lock:
         silenced = lock_module.set_notifier(lambda text: None)
+        left = _orphans(project, 0.0)  # taking the lock removes some of them
         try:
             with writer_lock(project):
                 if stale:
@@ -419,17 +422,12 @@ def doctor(directory: str | None = None, *, fix: bool = False, kernel: Kernel | 
                 for relative in stores:
                     checks.extend(_store_checks(project, relative, True, now))
                 checks.append(_scores_check(project))
-                found = _orphans(project)
-                from mem_core.files.io import remove_orphans
-
-                removed = remove_orphans(memory_dir, older_than=ORPHAN_SECONDS)
-                for path in found:
-                    if path not in removed and os.path.lexists(path):
-                        try:
-                            os.unlink(path)
-                            removed.append(path)
-                        except OSError:
-                            pass
+                for path in _orphans(project):
+                    try:
+                        os.unlink(path)
+                    except OSError:
+                        pass
+                removed = [path for path in left if not os.path.lexists(path)]
                 if removed:
                     names = ", ".join(os.path.basename(p) for p in removed)
                     checks.append(Check("temporary files", FIXED, f"removed {len(removed)} orphan(s): {names}"))

@@ -2,8 +2,8 @@
 timeout (a hang fails the test), snapshots of a project's files with their
 kinds, and the invariants every store must keep whatever happened to it.
 
-Every test here is marked ``reliability``; the heavy ones are ``slow`` as
-well. The main tox env deselects ``slow and reliability``; ``tox -e
+Every module here is marked ``reliability`` (``pytestmark``); the heavy
+tests are ``slow`` as well. The main tox env deselects ``slow and reliability``; ``tox -e
 reliability`` runs them all, with ``MEM_TEST_KILL_TRIALS`` kill trials.
 """
 
@@ -23,13 +23,6 @@ MEMORY = Path(".bmad") / "memory"
 STORES = ("journal.ndjson", "promotions.ndjson", "outcomes.ndjson")
 #: a command that runs longer than this is a hang
 TIMEOUT = 30.0
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    here = Path(__file__).parent
-    for item in items:
-        if here in Path(str(item.fspath)).parents:
-            item.add_marker(pytest.mark.reliability)
 
 
 def kill_trials(default: int) -> int:

@@ -19,6 +19,8 @@ from mem_core.files.paths import DISK_FULL
 from tests.nexus_builder import RunBuilder, make_project
 from tests.reliability.conftest import MEMORY, assert_clean, run_mem, store_problems
 
+pytestmark = pytest.mark.reliability
+
 PAGE = 4096
 
 
@@ -85,7 +87,7 @@ def _args(command: str, project: Path, n: int) -> tuple[str, ...]:
     return ("remember", "note", f"k{n}", "c" * (500 + 41 * n))
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("command", [c if c == "write" else pytest.param(c, marks=pytest.mark.slow) for c in COMMANDS])
 def test_a_full_disk_never_leaves_an_empty_lock_or_a_torn_line(small_disk: Path, command: str) -> None:
     project = small_disk / "p"
     project.mkdir()

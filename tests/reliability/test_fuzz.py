@@ -23,6 +23,8 @@ from mem_cli.compat import parse
 from mem_cli.main import main
 from mem_cli.table import ACTIONS, COMMANDS, OPTIONS
 
+pytestmark = pytest.mark.reliability
+
 FUZZED = tuple(c for c in COMMANDS if c != "mcp")
 OTHER_OPTIONS = (
     "--fix",

@@ -23,6 +23,8 @@ from mem_core.reinforcement.api import CORRUPT_SCORES
 from tests.nexus_builder import RunBuilder, make_project
 from tests.reliability.conftest import MEMORY, assert_clean, run_mem, snapshot
 
+pytestmark = pytest.mark.reliability
+
 M = str(MEMORY)
 EVENT = '{"ts":"2026-10-18T09:30:00.000Z","agent":"forge","task":"cache zebra 1","signals":{},"id":"e1"}\n'
 SCORES = {"p": {"elo": 1200, "alpha": 100, "beta": 1, "mean": 0.99, "updates": 9, "lastTs": None}}
@@ -60,6 +62,8 @@ USES = {
     "reinforce": {"pattern-scores.json", "promotions.ndjson", "writer.lock"},
     "observe": {"outcomes.ndjson", "writer.lock", "in.json", "lessons.md"},
     "outcomes": {"outcomes.ndjson"},
+    # as the reference: lexical recall skips an unsafe source, evidence recall refuses it
+    "recall-evidence": {"journal.ndjson", "outcomes.ndjson"},
 }
 MESSAGES = {
     "symlink": {SYMLINK},
@@ -204,9 +208,9 @@ def _matrix_case(tmp_path: Path, relative: str, kind: str, commands: tuple[str, 
         if uses and kind == "deep" and name.endswith(".ndjson"):
             uses, allowed = False, None  # a deep line is a corrupt line: appends go on
         problems += [f"{relative} as {kind}: {p}" for p in check(run, command, before, after, allowed)]
-        if uses and run.code == 0 and command in USES:
+        if uses and run.code == 0 and command in USES and command != "recall-evidence":
             problems.append(f"{relative} as {kind}: {command} accepted it")
-        if command.startswith("recall") and run.code != 0 and name in ("journal.ndjson", "lessons.md"):
+        if command in ("recall", "recall-digit") and run.code != 0 and name in ("journal.ndjson", "lessons.md"):
             problems.append(f"{relative} as {kind}: recall failed ({run.err.strip()}) instead of skipping")
         hostile_before = before.get(relative)
         hostile_after = after.get(relative)

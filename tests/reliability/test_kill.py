@@ -28,6 +28,8 @@ from tests.reliability.conftest import MEMORY, kill_trials, run_mem, spawn_mem, 
 HOLDER = """
 import sys, time
 from mem_core.files import writer_lock
+
+pytestmark = pytest.mark.reliability
 with writer_lock(sys.argv[1]):
     print("held", flush=True)
     time.sleep(60)
