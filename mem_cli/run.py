@@ -59,10 +59,12 @@ def failure_message(exc: BaseException) -> str:
     """The one-line message of an unexpected failure: a full disk in mem's
     words, any other system error as Node words it, Python's own recursion
     text never."""
-    from mem_core.files.io import os_failure
+    from mem_core.files.paths import os_failure
 
     if isinstance(exc, OSError):
-        return os_failure(exc, "write", exc.filename if isinstance(exc.filename, str) else "")
+        if isinstance(exc.filename, str):
+            return os_failure(exc, "open", exc.filename)
+        return os_failure(exc, "write", "").rsplit(", write ''", 1)[0]
     if isinstance(exc, RecursionError):
         return "Input is nested too deeply."
     return str(exc) or type(exc).__name__
