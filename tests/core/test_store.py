@@ -38,6 +38,17 @@ def test_a_symlinked_project_directory_is_refused_too(tmp_path: Path) -> None:
         files.safe_file(str(tmp_path / "link"), "notes.md")
 
 
+def test_links_above_the_project_directory_are_the_users_choice(tmp_path: Path) -> None:
+    """(improve, v0.2) macOS /tmp, a linked home or code folder: not refused."""
+    (tmp_path / "real" / "project").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    path = files.safe_file(str(tmp_path / "link" / "project"), ".bmad/memory/journal.ndjson")
+    assert path == str(tmp_path / "link" / "project" / ".bmad" / "memory" / "journal.ndjson")
+    (tmp_path / "real" / "project" / ".bmad").symlink_to(tmp_path)
+    with pytest.raises(MemError, match="^Memory paths cannot follow symbolic links or junctions.$"):
+        files.safe_file(str(tmp_path / "link" / "project"), ".bmad/memory/journal.ndjson")
+
+
 def test_a_file_as_parent_is_refused(project: Path) -> None:
     (project / ".bmad").write_text("not a directory")
     with pytest.raises(MemError, match="^Memory parent is not a directory.$"):
