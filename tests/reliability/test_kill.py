@@ -25,11 +25,11 @@ import pytest
 from tests.nexus_builder import RunBuilder, make_project
 from tests.reliability.conftest import MEMORY, kill_trials, run_mem, spawn_mem, store_problems
 
+pytestmark = pytest.mark.reliability
+
 HOLDER = """
 import sys, time
 from mem_core.files import writer_lock
-
-pytestmark = pytest.mark.reliability
 with writer_lock(sys.argv[1]):
     print("held", flush=True)
     time.sleep(60)
