@@ -306,9 +306,9 @@ def run_command(action: str, args: Sequence[str], json_mode: bool, kernel: Kerne
     if action in names:
         return run_action(action, lambda: _invoke(cli, args), json_mode)
     for problem in cli.broken:
-        output.err(f"mem: {problem}")
+        output.err(f"mem: {output.one_line(problem)}")
     listed = [*COMMANDS, *(name for name in names if name not in COMMANDS)]
-    output.err(f"mem: unknown action '{action}' — expected " + " | ".join(listed))
+    output.err(f"mem: unknown action '{output.one_line(action)}' — expected " + " | ".join(listed))
     from mem_cli.compat import did_you_mean, similar
 
     hint = did_you_mean(similar(action, listed))

@@ -36,7 +36,10 @@ def _node_text(arg: str) -> str:
     try:
         arg.encode("utf-8")
     except UnicodeEncodeError:
-        return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        try:
+            return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        except UnicodeEncodeError:  # a lone surrogate no command line gives (a caller's argv)
+            return arg.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     return arg
 
 
@@ -70,14 +73,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_typer(args, "mem", parsed.json, kernel)
         return usage_error(parsed.problem or "missing required argument 'action'", parsed.suggestion, parsed.json)
-    if action not in COMMANDS:
-        from mem_cli.app import run_command
-
-        return run_command(action, [action, *parsed.rest], parsed.json, kernel)
     if action not in ACTIONS:
+        # beyond the five actions, `--json` anywhere asks for JSON, even where
+        # a parse error comes before typer sees it (`--priority -- --json`)
+        json_mode = parsed.json or "--json" in args
+        if action not in COMMANDS:
+            from mem_cli.app import run_command
+
+            return run_command(action, [action, *parsed.rest], json_mode, kernel)
         from mem_cli.app import run_typer
 
-        return run_typer([action, *parsed.rest], action, parsed.json, kernel)
+        return run_typer([action, *parsed.rest], action, json_mode, kernel)
     if parsed.help:
         from mem_cli.app import run_typer
 

@@ -16,6 +16,7 @@ from mem_core.retrieval.text import one_line
 
 if TYPE_CHECKING:
     from mem_core.adapters.api import AdapterChange, AdapterReport
+    from mem_core.doctor import DoctorReport
     from mem_core.evidence.api import ObserveResult, OutcomesResult
     from mem_core.journal.api import WriteResult
     from mem_core.kernel.report import PluginsReport
@@ -411,3 +412,10 @@ def promotions(result: PromotionsResult) -> str:
         evidence = ", ".join(_shown(item) for item in row.evidence) or "-"
         lines.append(f"     evidence: {evidence}")
     return "\n".join(lines)
+
+
+def doctor(report: DoctorReport) -> str:
+    """``mem doctor``: one line per check, ``<status>  <name>: <detail>``."""
+    from mem_cli.output import one_line
+
+    return "\n".join(f"{check.status:<5} {one_line(check.name)}: {one_line(check.detail)}" for check in report.checks)

@@ -173,6 +173,7 @@ OTHER_COMMANDS: tuple[str, ...] = (
     "minds",
     "scores",
     "promotions",
+    "doctor",
 )
 
 #: every built-in command, in the order the unknown-action message lists them

@@ -317,11 +317,15 @@ def set_config(key: str, value: str, *, user: bool = False, directory: str | Non
 
     parsed = parse_config_value(key, value, user=user)
     path = user_config_path() if user else _project_file(find_project(directory))
+    from mem_core.files.io import NOT_REGULAR, open_regular
+
     try:
-        with open(path, encoding="utf-8") as fh:
+        with os.fdopen(open_regular(path), encoding="utf-8") as fh:  # a FIFO never blocks
             text = fh.read()
     except FileNotFoundError:
         text = ""
+    except MemError as exc:
+        raise MemError(f"{path}: not a file" if exc.message == NOT_REGULAR else f"{path}: {exc.message}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise MemError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     import tomlkit  # only this command needs a TOML writer that keeps comments

@@ -64,6 +64,7 @@ _NAMES = {
     # the store's safety rules (mem-cli.md §8) and shared file formats
     "safe_file": "mem_core.files",
     "read_text": "mem_core.files",
+    "open_regular": "mem_core.files",
     "split_sections": "mem_core.files.markdown",
     "JOURNAL": "mem_core.files",
     "NOTE_DIRS": "mem_core.files.markdown",

@@ -202,13 +202,17 @@ def _user_config_dir(env: Mapping[str, str]) -> str:
 
 def _read_toml(path: str) -> dict[str, Any] | None:
     """The document at ``path``; ``None`` when there is no file."""
+    from mem_core.files.io import NOT_REGULAR, open_regular
+
     try:
-        with open(path, "rb") as fh:
+        with os.fdopen(open_regular(path), "rb") as fh:  # a FIFO never blocks
             data = fh.read(CONFIG_MAX_BYTES + 1)
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise MemError(f"{path}: not a file") from None
+    except MemError as exc:
+        if exc.message == NOT_REGULAR:
+            raise MemError(f"{path}: not a file") from None
+        raise MemError(f"{path}: cannot read: {exc.message}") from None
     except OSError as exc:
         raise MemError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if len(data) > CONFIG_MAX_BYTES:

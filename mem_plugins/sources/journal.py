@@ -99,7 +99,10 @@ class _Events:
             if event is None:
                 self.null = True
                 break
-            scored, ref = _event_text(event, signals_json)
+            try:
+                scored, ref = _event_text(event, signals_json)
+            except RecursionError:  # nested too deep to show: a corrupt line (§8)
+                continue
             self.texts.append(scored)
             self.fields.append(
                 {"kind": "event", "source": "journal.ndjson", "ref": ref, "text": scored, "event": event}
@@ -131,7 +134,10 @@ def _candidates(text: str, query: Query) -> Iterator[Candidate]:
     for event in events:
         if event is None:  # as the reference fails on a `null` line
             raise MemError(NULL_EVENT)
-        scored, ref = _event_text(event, signals_json)
+        try:
+            scored, ref = _event_text(event, signals_json)
+        except RecursionError:  # nested too deep to show: a corrupt line (§8)
+            continue
         yield Candidate(
             scored_text=scored,
             fields={"kind": "event", "source": "journal.ndjson", "ref": ref, "text": scored, "event": event},
