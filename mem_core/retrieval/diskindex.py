@@ -54,7 +54,7 @@ from typing import Any
 
 from mem_core.errors import MemError
 from mem_core.files.cache import FINE_RACY_SECONDS, RACY_SECONDS, identity
-from mem_core.files.io import GREW, MAX_BYTES, NOT_REGULAR, NOT_UTF8
+from mem_core.files.io import GREW, MAX_BYTES, NOT_REGULAR, NOT_UTF8, open_regular
 from mem_core.files.paths import os_error_message, safe_file
 from mem_core.retrieval.index import TermIndex
 from mem_core.retrieval.interfaces import Candidate
@@ -494,8 +494,8 @@ def _validate(header: Any, key: str, columns: str, root_real: str, relative: str
 def _load(path: str, indexer: Indexer, root_real: str, relative: str) -> IndexedFile | None:
     """The index file at ``path`` if it is one of ours for this file, else None."""
     try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
+        fd = open_regular(path)  # a FIFO planted in the cache never blocks
+    except (OSError, MemError):
         return None
     try:
         head = os.pread(fd, 65536, 0)
@@ -742,7 +742,7 @@ def open_indexed(cache: str, root: str, relative: str, indexer: Indexer) -> Inde
     the messages of :func:`mem_core.files.read_text`."""
     path = safe_file(root, relative)
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = open_regular(path)  # a FIFO is refused, never waited on
     except FileNotFoundError:
         return None
     except OSError as exc:
