@@ -774,7 +774,7 @@ def list_memories(
     )
     records: list[dict[str, Any]] = []
     if backend.exists(directory_path):
-        with backend.open(directory_path, create=False) as store:
+        with backend.open_read_only(directory_path) as store:
             records = store.search(words, where) if words is not None else store.query(where)
     return MemoriesResult(
         memories=[Memory.model_validate(r) for r in records],
@@ -880,7 +880,7 @@ def context_summary(
         tokens = project_settings(directory, kernel).context_budget
     records: list[dict[str, Any]] = []
     if backend.exists(directory_path):
-        with backend.open(directory_path, create=False) as store:
+        with backend.open_read_only(directory_path) as store:
             records = store.query(MemoryFilter(now=now, mind_id=mind_id))
     memories = [Memory.model_validate(r) for r in records]
     verified = sum(1 for m in memories if m.verified)
@@ -928,7 +928,7 @@ def memory_history(
     backend, directory_path, mind_id = _target(kernel, user, directory, mind)
     entries: list[dict[str, Any]] = []
     if backend.exists(directory_path):
-        with backend.open(directory_path, create=False) as store:
+        with backend.open_read_only(directory_path) as store:
             if memory_id is None:
                 found = store.get_by_key(mind_id, category or "", key or "")
                 memory_id = found["id"] if found else None
