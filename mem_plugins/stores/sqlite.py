@@ -497,6 +497,122 @@ class SqliteStore(MemoryStore):
             rows = self._connection().execute(sql, (match, now)).fetchall()
         return [_record(row) for row in rows]
 
+    # -- health ------------------------------------------------------------
+
+    def doctor(self, fix: bool) -> list[dict[str, str]]:
+        """``schema`` (the version against this mem's), ``integrity``
+        (``PRAGMA integrity_check``), ``search index`` (the FTS5 index
+        against the memories: FTS5's ``integrity-check``), ``recall terms``
+        (one terms row per memory). With ``fix``, a damaged search index is
+        rebuilt and missing or stray recall terms rewritten, in one write
+        transaction (exclusive across processes); a read-only store opens a
+        writing connection for it. Damage ``integrity_check`` reports is
+        never "fixed": it needs a person (and a backup)."""
+        import sqlite3
+
+        checks: list[dict[str, str]] = []
+        conn = self._connection()
+        version = self._user_version()
+        if version == SCHEMA_VERSION:
+            checks.append(_check_result("schema", "ok", f"version {version}"))
+        else:
+            checks.append(
+                _check_result("schema", "warn", f"version {version}; the next write upgrades it to {SCHEMA_VERSION}")
+            )
+        try:
+            problems = [str(row[0]) for row in conn.execute("PRAGMA integrity_check").fetchall()]
+        except sqlite3.Error as exc:
+            problems = [str(exc)]
+        if problems == ["ok"]:
+            checks.append(_check_result("integrity", "ok", "integrity_check: ok"))
+        else:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            checks.append(_check_result("integrity", "error", f"integrity_check: {problems[0]}{more}"))
+        index_ok, terms_bad = self._indexes_ok()
+        if index_ok is None:
+            checks.append(_check_result("search index", "warn", "not checked: the database cannot be written here"))
+        repair = fix and (index_ok is False or bool(terms_bad))
+        if repair:
+            writer = self if not self._read_only else SqliteStore.open(os.path.dirname(self._path), create=False)
+            try:
+                with writer.transaction():
+                    wconn = writer._writing()
+                    with writer._errors():
+                        if index_ok is False:
+                            wconn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')")
+                        if terms_bad and writer._version >= 2:
+                            wconn.execute("DELETE FROM memory_terms")
+                            for row in wconn.execute(f"SELECT n, {_COLUMNS} FROM memories").fetchall():
+                                _write_terms(wconn, row[0], _record(row[1:]))
+            finally:
+                if writer is not self:
+                    writer.close()
+        if index_ok is not None:
+            if index_ok:
+                checks.append(_check_result("search index", "ok", "the full-text index matches the memories"))
+            elif repair:
+                checks.append(_check_result("search index", "fixed", "the full-text index was rebuilt"))
+            else:
+                checks.append(
+                    _check_result(
+                        "search index", "error", "the full-text index does not match the memories (--fix rebuilds it)"
+                    )
+                )
+        if self._version >= 2:
+            if not terms_bad:
+                checks.append(_check_result("recall terms", "ok", "one recall-terms row per memory"))
+            elif repair:
+                checks.append(_check_result("recall terms", "fixed", f"{terms_bad} recall-terms rows rewritten"))
+            else:
+                checks.append(
+                    _check_result(
+                        "recall terms",
+                        "error",
+                        f"{terms_bad} memories without their recall terms, or stray rows (--fix rewrites them)",
+                    )
+                )
+        return checks
+
+    def _indexes_ok(self) -> tuple[bool | None, int]:
+        """(whether the FTS5 index matches its content table, ``None`` if
+        it could not be checked; how many memories miss their recall terms
+        plus how many terms rows have no memory)."""
+        import sqlite3
+
+        conn = self._connection()
+        terms_bad = 0
+        if self._version >= 2:
+            row = conn.execute(
+                "SELECT (SELECT count(*) FROM memories m WHERE NOT EXISTS "
+                "(SELECT 1 FROM memory_terms t WHERE t.rowid = m.n)) + (SELECT count(*) FROM memory_terms t "
+                "WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.n = t.rowid))"
+            ).fetchone()
+            terms_bad = int(row[0])
+        # FTS5's integrity-check is an INSERT: run it on a writable connection, rolled back
+        try:
+            checker = sqlite3.connect(
+                _uri(self._path, mode="rw"), isolation_level=None, uri=True, timeout=BUSY_TIMEOUT_SECONDS
+            )
+        except sqlite3.Error:
+            return None, terms_bad
+        try:
+            checker.execute("BEGIN")
+            try:
+                checker.execute("INSERT INTO memories_fts (memories_fts, rank) VALUES ('integrity-check', 1)")
+            except sqlite3.DatabaseError as exc:
+                if "malformed" in str(exc) or "corrupt" in str(exc):
+                    return False, terms_bad
+                if "readonly" in str(exc) or "read-only" in str(exc) or "unable to open" in str(exc):
+                    return None, terms_bad
+                raise _error(exc, self._path) from None
+            return True, terms_bad
+        except sqlite3.Error:
+            return None, terms_bad
+        finally:
+            if checker.in_transaction:
+                checker.execute("ROLLBACK")
+            checker.close()
+
     # -- writes ----------------------------------------------------------
 
     def _log(self, conn: sqlite3.Connection, record: dict[str, Any], action: str, at: str) -> None:
@@ -552,6 +668,10 @@ class SqliteStore(MemoryStore):
             conn.execute("DELETE FROM memory_terms WHERE rowid = ?", (n,))
             conn.execute("DELETE FROM memories WHERE n = ?", (n,))
             self._log(conn, record, "delete", at)
+
+
+def _check_result(name: str, status: str, detail: str) -> dict[str, str]:
+    return {"name": name, "status": status, "detail": detail}
 
 
 # -- what is at the path ---------------------------------------------------
