@@ -166,6 +166,7 @@ OTHER_COMMANDS: tuple[str, ...] = (
     "hook",
     "config",
     "adapters",
+    "archive",
 )
 
 #: every built-in command, in the order the unknown-action message lists them
