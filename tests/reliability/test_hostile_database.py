@@ -323,3 +323,101 @@ def test_doctor_finds_and_rebuilds_a_damaged_search_index(tmp_path: Path) -> Non
     assert [m["key"] for m in found] == ["a"]
     recall = json.loads(run(project, "recall", "docker", "--json").stdout)
     assert sorted(r["ref"] for r in recall["results"]) == ["fact/b", "fact/c"]
+
+
+# -- PostgreSQL: readers never create or migrate -------------------------------------
+
+
+def _pg_tables(dsn: str) -> list[str]:
+    import psycopg
+
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute("SELECT tablename FROM pg_tables WHERE tablename LIKE 'mem%' ORDER BY 1").fetchall()
+    return [r[0] for r in rows]
+
+
+@pytest.fixture
+def pg_project(tmp_path: Path) -> tuple[Path, dict[str, str], str]:
+    from tests.plugins.postgres_server import new_database_dsn
+
+    pytest.importorskip("psycopg")
+    dsn = new_database_dsn()
+    project = tmp_path / "pg"
+    (project / ".bmad" / "memory").mkdir(parents=True)
+    return project, {"MEM_STORE": "postgres", "MEM_POSTGRES_DSN": dsn}, dsn
+
+
+READERS = (["context"], ["memories"], ["memories", "--search", "docker"], ["brief"])
+
+
+def test_postgres_readers_never_create_the_schema_or_the_namespace(
+    pg_project: tuple[Path, dict[str, str], str],
+) -> None:
+    from mem_plugins.stores.postgres import MARKER
+
+    project, env, dsn = pg_project
+    folder = project / ".bmad" / "memory"
+    (folder / MARKER).write_text(json.dumps({"backend": "postgres", "namespace": "/some/where"}) + "\n")
+    before = snapshot(folder)
+    for args in READERS:
+        result = run(project, *args, env=env)
+        assert result.returncode == 1 and result.stderr.count("\n") == 1, result.stderr
+        assert "has no mem tables" in result.stderr
+    recall = run(project, "recall", "docker", "--json", env=env)
+    assert recall.returncode == 0 and "has no mem tables" in json.loads(recall.stdout)["skipped"][0]["reason"]
+    assert _pg_tables(dsn) == [] and snapshot(folder) == before
+    # the schema exists (another project's store), but not this namespace
+    other = project.parent / "other"
+    assert run(other, "remember", "fact", "k", "--", "v", env=env).returncode == 0
+    import psycopg
+
+    with psycopg.connect(dsn) as conn:
+        stores = conn.execute("SELECT namespace FROM mem_stores").fetchall()
+    for args in READERS:
+        result = run(project, *args, env=env)
+        assert result.returncode == 1 and "No memory store /some/where in" in result.stderr, result.stderr
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute("SELECT namespace FROM mem_stores").fetchall() == stores
+    assert snapshot(folder) == before
+
+
+def test_postgres_refuses_a_newer_schema_untouched(pg_project: tuple[Path, dict[str, str], str]) -> None:
+    import psycopg
+
+    project, env, dsn = pg_project
+    assert run(project, "remember", "fact", "docker_host", "--", "docker is blue", env=env).returncode == 0
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("INSERT INTO mem_schema_migrations (version, description) VALUES (99, 'from the future')")
+
+    def state() -> list[object]:
+        with psycopg.connect(dsn) as conn:
+            return [
+                conn.execute("SELECT version FROM mem_schema_migrations ORDER BY 1").fetchall(),
+                conn.execute("SELECT count(*) FROM mem_history").fetchall(),
+                _pg_tables(dsn),
+            ]
+
+    before = state()
+    for args in (*READERS, ["remember", "fact", "other", "--", "x"], ["forget", "fact/docker_host"]):
+        result = run(project, *args, env=env)
+        assert result.returncode == 1 and result.stderr.count("\n") == 1, result.stderr
+        assert "has schema version 99; this mem knows up to" in result.stderr
+    assert state() == before
+
+
+def test_a_postgres_reader_session_is_read_only(pg_project: tuple[Path, dict[str, str], str]) -> None:
+    from mem_core.errors import MemError
+    from mem_plugins.stores.postgres import PostgresStore
+
+    project, env, dsn = pg_project
+    assert run(project, "remember", "fact", "docker_host", "--", "docker is blue", env=env).returncode == 0
+    with PostgresStore.bind(dsn).open_read_only(str(project / ".bmad" / "memory")) as store:
+        conn = store._connection()  # noqa: SLF001 - the test looks at the session itself
+        assert conn.execute("SHOW default_transaction_read_only").fetchone() == ("on",)
+        with pytest.raises(Exception, match="read-only"):
+            conn.execute("DELETE FROM mem_memories")
+        with pytest.raises(MemError):
+            with store.transaction():
+                pass
+    with PostgresStore.bind(dsn).open_read_only(str(project / ".bmad" / "memory")) as store:
+        assert [c["status"] for c in store.doctor(False)] == ["ok"]
