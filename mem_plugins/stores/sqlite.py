@@ -240,7 +240,7 @@ class SqliteStore(MemoryStore):
             except OSError as exc:
                 raise MemError(f"Cannot create the memory store directory {directory}: {exc.strerror}.") from None
         else:  # refused before anything is opened for writing
-            _check(_probe(path, *found), path, create=create)
+            _check(_probe(path, *found)[0], path, create=create)
         try:
             conn = sqlite3.connect(
                 _uri(path, mode="rw" if found else "rwc"), timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, uri=True
@@ -291,10 +291,11 @@ class SqliteStore(MemoryStore):
         if found is None:
             raise MemError(f"No memory store at {path}.")
         kind, wal = found
-        identity = _probe(path, kind, wal)
+        identity, conn = _probe(path, kind, wal, keep=True)
         _check(identity, path, create=False)
         try:
-            conn = _reader(path, immutable=False)
+            if conn is None:
+                conn = _reader(path, immutable=False)
         except sqlite3.Error as exc:
             if wal is not None or "unable to open" not in str(exc):
                 raise _error(exc, path) from None
@@ -770,26 +771,35 @@ def _reader(path: str, *, immutable: bool) -> sqlite3.Connection:
     return conn
 
 
-def _probe(path: str, kind: str, wal: int | None) -> tuple[str, int]:
+def _probe(path: str, kind: str, wal: int | None, *, keep: bool = False) -> tuple[tuple[str, int], Any]:
     """The identity (:func:`_identify`) of the database :func:`_examine`
     found, read through a connection that cannot write; with no ``-wal``
     file, ``immutable=1``, so that SQLite does not even create its
-    ``-wal``/``-shm`` files beside a database it then refuses."""
+    ``-wal``/``-shm`` files beside a database it then refuses. With
+    ``keep``, a ``mode=ro`` connection of a database that is mem's own is
+    returned too, for reading (the schema is then parsed once); otherwise
+    ``None``."""
     import sqlite3
 
     if kind != "sqlite":
-        return kind, 0
+        return (kind, 0), None
     try:
         probe = sqlite3.connect(
             _uri(path, mode="ro", immutable=wal is None), isolation_level=None, uri=True, timeout=BUSY_TIMEOUT_SECONDS
         )
     except sqlite3.Error as exc:
         raise _error(exc, path) from None
+    kept = False
     try:
         with _errors_of(path):
-            return _identify(probe)
+            if wal is not None:
+                probe.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+            identity = _identify(probe)
+        kept = keep and wal is not None and identity[0] == "own"
+        return identity, probe if kept else None
     finally:
-        probe.close()
+        if not kept:
+            probe.close()
 
 
 def _blank(header: bytes) -> bool:

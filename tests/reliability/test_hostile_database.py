@@ -151,7 +151,7 @@ def test_a_hostile_store_is_refused_in_one_line_and_left_unchanged(
     hostile_project: tuple[Path, Path, str], command: str
 ) -> None:
     project, folder, expected = hostile_project
-    if command == "remember" and folder.joinpath("memories.sqlite3").stat().st_size == 0:
+    if command == "remember" and "empty file" in expected:
         pytest.skip("a writer initialises an empty file (it holds nothing): see the test below")
     before = snapshot(folder)
     result = run(project, *COMMANDS[command])
