@@ -724,9 +724,8 @@ def _connect(dsn: str, variable: str, *, read_only: bool = False) -> tuple[psyco
         ) from None
     url = _url(params)
     options = str(params.get("options") or "")
-    params["options"] = f"{options} -c lock_timeout={LOCK_TIMEOUT_SECONDS * 1000}".strip()
-    if read_only:
-        params["options"] += " -c default_transaction_read_only=on"
+    read_only_option = " -c default_transaction_read_only=on" if read_only else ""
+    params["options"] = f"{options} -c lock_timeout={LOCK_TIMEOUT_SECONDS * 1000}{read_only_option}".strip()
     params.setdefault("connect_timeout", CONNECT_TIMEOUT_SECONDS)
     params.setdefault("application_name", "mem")
     try:
