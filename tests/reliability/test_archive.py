@@ -157,6 +157,16 @@ def test_a_kill_at_any_step_loses_and_duplicates_nothing(project: Path, step: st
     assert killed.returncode == 137, killed.stderr
     # whatever the moment, recall counts every event once
     assert answers(project) == before
+    from mem_core.journal.archive import check
+
+    found = check(str(project))
+    if step in ("linked", "unlinked"):
+        [pending] = [c for c in found if "holds the first lines" in c["detail"]]
+        assert pending["status"] == "warn" and "run mem archive to finish it" in pending["detail"]
+    if step in ("written", "linked"):
+        assert any("temporary archive file" in c["detail"] for c in found)
+    if step == "rewritten":
+        assert all(c["status"] == "ok" for c in found), found
     folder = project / ".bmad" / "memory"
     lock = folder / "writer.lock"
     if lock.exists():  # the killed holder's lock (stale locks are another test's subject)
@@ -168,6 +178,7 @@ def test_a_kill_at_any_step_loses_and_duplicates_nothing(project: Path, step: st
     assert not [p for p in (folder / "archive").iterdir() if p.name.endswith(".tmp")]
     assert len(set(everything(project).splitlines())) == len(original.splitlines())
     assert answers(project) == before
+    assert all(c["status"] == "ok" for c in check(str(project)))
 
 
 def test_archiving_while_writers_write_loses_nothing(project: Path) -> None:
