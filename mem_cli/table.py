@@ -164,9 +164,9 @@ OTHER_COMMANDS: tuple[str, ...] = (
     "init",
     "brief",
     "hook",
+    "archive",  # a plain command: typer lists commands before the groups (config, adapters)
     "config",
     "adapters",
-    "archive",
 )
 
 #: every built-in command, in the order the unknown-action message lists them
