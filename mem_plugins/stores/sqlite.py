@@ -779,27 +779,60 @@ def _probe(path: str, kind: str, wal: int | None, *, keep: bool = False) -> tupl
     ``keep``, a ``mode=ro`` connection of a database that is mem's own is
     returned too, for reading (the schema is then parsed once); otherwise
     ``None``."""
-    import sqlite3
-
     if kind != "sqlite":
         return (kind, 0), None
-    try:
-        probe = sqlite3.connect(
-            _uri(path, mode="ro", immutable=wal is None), isolation_level=None, uri=True, timeout=BUSY_TIMEOUT_SECONDS
-        )
-    except sqlite3.Error as exc:
-        raise _error(exc, path) from None
+    if wal is None:  # immutable: valid only if no writer touched the file meanwhile
+        before = _state(path)
+        try:
+            identity: tuple[str, int] | None = _identify_at(path, immutable=True)
+        except MemError:
+            identity = None
+        if identity is not None and before == _state(path) and before and not before[-1]:
+            return identity, None
+        # a writer was at work (a checkpoint, a new -wal): ask SQLite with its locks
+    probe = _connect_ro(path)
     kept = False
     try:
         with _errors_of(path):
-            if wal is not None:
-                probe.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
             identity = _identify(probe)
-        kept = keep and wal is not None and identity[0] == "own"
+        kept = keep and identity[0] == "own"
         return identity, probe if kept else None
     finally:
         if not kept:
             probe.close()
+
+
+def _state(path: str) -> tuple[object, ...]:
+    """What a writer's work changes: the file's identity, size and mtime,
+    and whether a ``-wal`` exists."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ()
+    return st.st_ino, st.st_size, st.st_mtime_ns, os.path.lexists(path + "-wal")
+
+
+def _connect_ro(path: str, *, immutable: bool = False) -> sqlite3.Connection:
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(
+            _uri(path, mode="ro", immutable=immutable), isolation_level=None, uri=True, timeout=BUSY_TIMEOUT_SECONDS
+        )
+        if not immutable:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+    except sqlite3.Error as exc:
+        raise _error(exc, path) from None
+    return conn
+
+
+def _identify_at(path: str, *, immutable: bool) -> tuple[str, int]:
+    conn = _connect_ro(path, immutable=immutable)
+    try:
+        with _errors_of(path):
+            return _identify(conn)
+    finally:
+        conn.close()
 
 
 def _blank(header: bytes) -> bool:
