@@ -174,6 +174,7 @@ OTHER_COMMANDS: tuple[str, ...] = (
     "scores",
     "promotions",
     "doctor",
+    "archive",
 )
 
 #: every built-in command, in the order the unknown-action message lists them

@@ -326,7 +326,9 @@ def _backend_checks(settings: Settings, kernel: Kernel, fix: bool) -> list[Check
     if not backend.exists(directory):
         return checks
     try:
-        with backend.open(directory, create=False) as store:
+        # read-only: a foreign or newer database is reported, never migrated;
+        # the store's own doctor opens for writing only to repair (--fix)
+        with backend.open_read_only(directory) as store:
             method = getattr(store, "doctor", None)
             if callable(method):
                 for row in method(fix):
@@ -336,6 +338,14 @@ def _backend_checks(settings: Settings, kernel: Kernel, fix: bool) -> list[Check
     except Exception as exc:  # a store's own failure is a finding, not a crash
         checks.append(Check("memories", ERROR, f"{type(exc).__name__}: {exc}"))
     return checks
+
+
+def _archive_checks(project: str) -> list[Check]:
+    """An interrupted ``mem archive``, its temporary files, and how close the
+    outcome store (never archived) is to its limit."""
+    from mem_core.journal.archive import check
+
+    return [_store_row(row) for row in check(project)]
 
 
 def _store_row(row: Any) -> Check:
@@ -462,6 +472,7 @@ def doctor(directory: str | None = None, *, fix: bool = False, kernel: Kernel | 
             checks.append(Check("temporary files", OK, "none left over"))
         if fix and not can_lock and os.path.isdir(memory_dir):
             checks.append(Check("repairs", WARN, "none made: the writer lock is not provably stale (see lock)"))
+        checks.extend(_archive_checks(project))
     checks.extend(_backend_checks(settings, kernel, fix))
     checks.extend(_plugin_checks(kernel))
     checks.extend(_adapter_checks(project, kernel))

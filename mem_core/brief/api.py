@@ -124,7 +124,7 @@ def _memories(project: str, settings: Settings, kernel: Kernel, now: str) -> lis
         return []
     mind = settings.default_mind
     found: dict[str, list[dict[str, Any]]] = {}
-    with backend.open(directory, create=False) as store:
+    with backend.open_read_only(directory) as store:
         for priority in ("critical", "high"):
             found[priority] = store.query(MemoryFilter(now=now, mind_id=mind, priority=priority))
     sections = []

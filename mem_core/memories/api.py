@@ -829,7 +829,7 @@ def list_memories(
 
     records: list[dict[str, Any]] = []
     if backend.exists(directory_path):
-        with backend.open(directory_path, create=False) as store:
+        with backend.open_read_only(directory_path) as store:
             check_mind(store, mind, mind_id, directory, kernel, user)
             records = store.search(words, where) if words is not None else store.query(where)
     else:
@@ -942,7 +942,7 @@ def context_summary(
 
     records: list[dict[str, Any]] = []
     if backend.exists(directory_path):
-        with backend.open(directory_path, create=False) as store:
+        with backend.open_read_only(directory_path) as store:
             check_mind(store, mind, mind_id, directory, kernel, user)
             records = store.query(MemoryFilter(now=now, mind_id=mind_id))
     else:
@@ -993,7 +993,7 @@ def memory_history(
     backend, directory_path, mind_id = _target(kernel, user, directory, mind)
     entries: list[dict[str, Any]] = []
     if backend.exists(directory_path):
-        with backend.open(directory_path, create=False) as store:
+        with backend.open_read_only(directory_path) as store:
             if memory_id is None:
                 found = store.get_by_key(mind_id, category or "", key or "")
                 memory_id = found["id"] if found else None

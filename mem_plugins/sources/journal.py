@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
@@ -38,6 +40,8 @@ from mem_core.plugin import (
 
 #: an ISO-8601 UTC time, which ``Date.parse`` reads the same in every time zone
 _UTC = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,3})?Z\Z")
+#: where ``mem archive`` puts the oldest lines (mem_core.journal.archive.ARCHIVE_DIR)
+ARCHIVE_DIR = ".bmad/memory/archive"
 HALF_LIFE_DAYS = 30
 DAY_MS = 86_400_000
 _TEXT_KEYS = ("agent", "cli", "model", "task", "outcome")
@@ -52,11 +56,41 @@ class JournalSource(NoteSource):
     order = 10
 
     def candidates(self, query: Query, context: SourceContext) -> Iterator[Candidate | CandidateBlock]:
-        indexed = context.indexed(query.project, JOURNAL, JOURNAL_INDEXER)
-        if indexed is not None:
-            return _indexed_candidates(indexed, query)
+        archive = os.path.isdir(os.path.join(query.project, ARCHIVE_DIR))  # no archive: one stat
+        if not archive:
+            # with an archive the live text decides which archived lines count
+            # (_archived), so the journal is read as it is, not through the index
+            indexed = context.indexed(query.project, JOURNAL, JOURNAL_INDEXER)
+            if indexed is not None:
+                return _indexed_candidates(indexed, query)
         journal = context.cached(query.project, JOURNAL, JournalFile)
-        return iter(()) if journal is None else journal.candidates(query)
+        live = iter(()) if journal is None else journal.candidates(query)
+        if not archive:
+            return live
+        return itertools.chain(_archived(query, context, journal), live)
+
+
+def _archived(
+    query: Query, context: SourceContext, journal: JournalFile | None
+) -> Iterator[Candidate | CandidateBlock]:
+    """The events of ``mem archive``'s journal archives, oldest first (so
+    that ties sort as they did in the live journal). An archive whose text
+    is still the beginning of the live journal (a run interrupted before
+    its cut) is left out: its events are counted once, in the journal."""
+    try:
+        names = sorted(
+            n
+            for n in os.listdir(os.path.join(query.project, ARCHIVE_DIR))
+            if n.startswith("journal-") and n.endswith(".ndjson")
+        )
+    except OSError:
+        return
+    live = journal.text if journal is not None else ""
+    for name in names:
+        archived = context.cached(query.project, f"{ARCHIVE_DIR}/{name}", JournalFile)
+        if archived is None or (archived.text and live.startswith(archived.text)):
+            continue
+        yield from archived.candidates(query)
 
 
 class JournalFile:
@@ -75,6 +109,10 @@ class JournalFile:
         self._text = text
         # no reference back to self: a one-shot recall frees it without the cyclic GC
         self._events: OnSecondUse[_Events] = OnSecondUse(partial(_Events, text))
+
+    @property
+    def text(self) -> str:
+        return self._text
 
     def candidates(self, query: Query) -> Iterator[Candidate | CandidateBlock]:
         events = self._events.get()

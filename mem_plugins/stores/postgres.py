@@ -380,6 +380,7 @@ class PostgresStore(MemoryStore):
         self._namespace = namespace
         self._url = url
         self._in_transaction = False
+        self._read_only = False
 
     @classmethod
     def bind(cls, dsn: str, *, variable: str | None = None) -> type[PostgresStore]:
@@ -440,6 +441,50 @@ class PostgresStore(MemoryStore):
             raise
         return cls(conn, store_id, namespace, url)
 
+    @classmethod
+    def open_read_only(cls, directory: str) -> PostgresStore:
+        """See :meth:`MemoryStore.open_read_only`: the session's transactions
+        are read-only (``default_transaction_read_only``), nothing is
+        migrated, and neither the schema nor the namespace nor the marker is
+        ever created; a database without ``mem``'s tables, of a newer
+        schema, or without the marker's namespace is refused."""
+        marker = os.path.join(directory, MARKER)
+        if os.path.islink(marker):
+            raise MemError(SYMLINK)
+        namespace = _read_marker(marker)
+        if namespace is None:
+            raise MemError(f"No memory store at {marker}.")
+        if cls.dsn is None:
+            from mem_core.settings import load_settings
+
+            return cls.configure(load_settings()).open_read_only(directory)
+        dsn = cls.dsn
+        if not dsn.strip():
+            raise MemError(
+                f"The postgres memory store needs {cls.dsn_env}: a libpq connection string or URL of its database."
+            )
+        conn, url = _connect(dsn, cls.dsn_env, read_only=True)
+        try:
+            with _errors(url, dsn):
+                version, store_id = _probe(conn, namespace)
+            if version == 0:
+                raise MemError(
+                    f"Memory store database {url} has no mem tables (no memory store {namespace}, named by {marker})."
+                )
+            if version > SCHEMA_VERSION:
+                raise MemError(
+                    f"Memory store database {url} has schema version {version}; this mem knows up to "
+                    f"{SCHEMA_VERSION}. Upgrade mem to use it."
+                )
+            if store_id is None:
+                raise MemError(f"No memory store {namespace} in {url} (named by {marker}).")
+        except BaseException:
+            conn.close()
+            raise
+        store = cls(conn, store_id, namespace, url)
+        store._read_only = True
+        return store
+
     @property
     def location(self) -> str:
         from urllib.parse import quote
@@ -456,6 +501,20 @@ class PostgresStore(MemoryStore):
         """How many of :data:`MIGRATIONS` the database has applied."""
         with self._errors():
             return _version(self._connection())
+
+    def doctor(self, fix: bool) -> list[dict[str, str]]:
+        """``schema``: the database's schema version against this mem's
+        (nothing to repair: PostgreSQL keeps its indexes consistent)."""
+        version = self.schema_version
+        if version == SCHEMA_VERSION:
+            return [{"name": "schema", "status": "ok", "detail": f"version {version}"}]
+        status = "warn" if version < SCHEMA_VERSION else "error"
+        detail = (
+            f"version {version}; the next write upgrades it to {SCHEMA_VERSION}"
+            if version < SCHEMA_VERSION
+            else f"version {version}; this mem knows up to {SCHEMA_VERSION}"
+        )
+        return [{"name": "schema", "status": status, "detail": detail}]
 
     def close(self) -> None:
         if self._conn is not None:
@@ -477,6 +536,8 @@ class PostgresStore(MemoryStore):
         if self._in_transaction:
             raise RuntimeError("a memory store transaction is already open")
         conn = self._connection()
+        if self._read_only:
+            raise MemError(f"Memory store {self.location} is open for reading only.")
         self._in_transaction = True
         try:
             with self._errors(), conn.transaction():
@@ -713,9 +774,10 @@ def _write_marker(directory: str, marker: str, namespace: str) -> None:
         raise MemError(f"Cannot write the memory store marker {marker}: {exc.strerror}.") from None
 
 
-def _connect(dsn: str, variable: str) -> tuple[psycopg.Connection[Any], str]:
+def _connect(dsn: str, variable: str, *, read_only: bool = False) -> tuple[psycopg.Connection[Any], str]:
     """A connection in autocommit mode (transactions are explicit), and the
-    server's URL without secrets."""
+    server's URL without secrets; with ``read_only``, every transaction of
+    the session is read-only (set at connection time: no extra round trip)."""
     try:
         import psycopg
         from psycopg.conninfo import conninfo_to_dict, make_conninfo
@@ -729,7 +791,8 @@ def _connect(dsn: str, variable: str) -> tuple[psycopg.Connection[Any], str]:
         ) from None
     url = _url(params)
     options = str(params.get("options") or "")
-    params["options"] = f"{options} -c lock_timeout={LOCK_TIMEOUT_SECONDS * 1000}".strip()
+    read_only_option = " -c default_transaction_read_only=on" if read_only else ""
+    params["options"] = f"{options} -c lock_timeout={LOCK_TIMEOUT_SECONDS * 1000}{read_only_option}".strip()
     params.setdefault("connect_timeout", CONNECT_TIMEOUT_SECONDS)
     params.setdefault("application_name", "mem")
     try:
