@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from mem_plugins.stores.sqlite import SCHEMA_VERSION
+
 NOW = "2026-11-05T12:00:00.000Z"
 TIMEOUT = 30
 
@@ -223,7 +225,7 @@ def test_a_mem_store_of_an_older_schema_is_read_without_migrating_it(tmp_path: P
     # the writer migrates it: it is mem's own
     assert run(project, "remember", "fact", "other", "--", "x").returncode == 0
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as check:
-        assert check.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 def test_remember_initialises_an_empty_file_only_because_it_holds_nothing(tmp_path: Path) -> None:
