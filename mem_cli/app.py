@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -46,6 +47,8 @@ HELP = (
     "reinforce patterns, bind lessons to verified outcomes, keep structured memories."
 )
 COMMANDS_HOOK = "mem_register_commands"
+#: every command and subcommand (click contexts inherit them): -h is --help
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 
 
 def _version(value: bool) -> None:
@@ -87,10 +90,12 @@ class CommandLine:
     whose name is taken, has its commands left out and is named in
     :attr:`broken`; the other commands are unaffected. ``kernel=None`` builds
     the app without plugins (no signal options beyond the table's, no plugin
-    commands).
+    commands). ``only`` (a built-in command's name) builds that command alone:
+    typer's start-up cost grows with every parameter it builds, and a built-in
+    command's name cannot be a plugin's.
     """
 
-    def __init__(self, kernel: Kernel | None) -> None:
+    def __init__(self, kernel: Kernel | None, only: str | None = None) -> None:
         self.kernel = kernel
         self.broken: list[str] = []
         self.app = typer.Typer(
@@ -98,17 +103,23 @@ class CommandLine:
             help=HELP,
             cls=_ordered_group(),
             no_args_is_help=True,
-            add_completion=False,
+            # typer's --install-completion / --show-completion (the completion
+            # itself runs through here too: main() sends _MEM_COMPLETE to typer)
+            add_completion=True,
+            context_settings=CONTEXT_SETTINGS,
             pretty_exceptions_show_locals=False,
             rich_markup_mode=None,
         )
         self.app.callback()(_root)
-        signals = self._signals()
-        for action in ACTIONS:
-            self._add_action(action, signals)
-        for name in OTHER_COMMANDS:
+        if only is not None and only not in COMMANDS:
+            only = None
+        if only is None or only in ACTIONS:
+            signals = self._signals()
+            for action in ACTIONS if only is None else (only,):
+                self._add_action(action, signals)
+        for name in OTHER_COMMANDS if only is None else (only,) if only in OTHER_COMMANDS else ():
             importlib.import_module(f"mem_cli.commands.{name}").register(self.app)
-        if kernel is not None:
+        if kernel is not None and only in (None, "plugins"):  # `mem plugins` shows a failing commands hook
             self._add_plugin_commands(kernel)
 
     def commands(self) -> list[str]:
@@ -227,9 +238,39 @@ def _kernel() -> Kernel | None:
         return None
 
 
+def _hint(word: str, candidates: Sequence[str], prefix: str = "") -> str:
+    """`` (Did you mean …?)`` for ``word`` among ``candidates`` (compared
+    without ``prefix``, ``--`` for options), or ""."""
+    from mem_cli.compat import did_you_mean, similar
+
+    if not word.startswith(prefix):
+        return ""
+    found = similar(word[len(prefix) :], [c[len(prefix) :] for c in candidates if c.startswith(prefix)])
+    hint = did_you_mean([prefix + name for name in found])
+    return f" {hint}" if hint else ""
+
+
+def _long_options(ctx: Any) -> list[str]:
+    command = getattr(ctx, "command", None)
+    if command is None:
+        return []
+    names = [name for param in command.get_params(ctx) for name in (*param.opts, *param.secondary_opts)]
+    return [name for name in names if name.startswith("--")]
+
+
+_NO_SUCH_COMMAND = re.compile(r"No such command '(.*)'\.")
+
+
 def _usage_message(exc: Exception) -> str:
+    """A typer (click) usage error in mem's words, with the "Did you mean"
+    hint on the same line (the error stays one line, ``--json`` too)."""
+    ctx = getattr(exc, "ctx", None)
     if isinstance(exc, click_exceptions.NoSuchOption):
-        return f"unknown option '{exc.option_name}'"
+        return f"unknown option '{exc.option_name}'{_hint(exc.option_name, _long_options(ctx), '--')}"
+    unknown = _NO_SUCH_COMMAND.match(exc.format_message())  # type: ignore[attr-defined]
+    if unknown is not None:
+        names = list(getattr(getattr(ctx, "command", None), "commands", {}) or {})
+        return f"unknown command '{unknown.group(1)}'{_hint(unknown.group(1), names)}"
     if isinstance(exc, click_exceptions.BadOptionUsage) and "requires an argument" in exc.format_message():
         return f"option '{exc.option_name}' argument missing"
     if isinstance(exc, click_exceptions.MissingParameter) and exc.param is not None:
@@ -253,7 +294,8 @@ def _invoke(cli: CommandLine, args: Sequence[str]) -> int:
 
 def run_typer(args: Sequence[str], action: str, json_mode: bool, kernel: Kernel | None = None) -> int:
     """Run the typer application on ``args``; returns the exit code."""
-    return run_action(action, lambda: _invoke(CommandLine(kernel or _kernel()), args), json_mode)
+    only = args[0] if args and action and args[0] == action else None
+    return run_action(action, lambda: _invoke(CommandLine(kernel or _kernel(), only), args), json_mode)
 
 
 def run_command(action: str, args: Sequence[str], json_mode: bool, kernel: Kernel | None = None) -> int:
@@ -264,7 +306,12 @@ def run_command(action: str, args: Sequence[str], json_mode: bool, kernel: Kerne
     if action in names:
         return run_action(action, lambda: _invoke(cli, args), json_mode)
     for problem in cli.broken:
-        output.err(f"mem: {problem}")
+        output.err(f"mem: {output.one_line(problem)}")
     listed = [*COMMANDS, *(name for name in names if name not in COMMANDS)]
-    output.err(f"mem: unknown action '{action}' — expected " + " | ".join(listed))
+    output.err(f"mem: unknown action '{output.one_line(action)}' — expected " + " | ".join(listed))
+    from mem_cli.compat import did_you_mean, similar
+
+    hint = did_you_mean(similar(action, listed))
+    if hint:  # as commander words it for a mistyped command
+        output.err(hint)
     return ExitCode.FAILURE

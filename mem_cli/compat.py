@@ -17,7 +17,7 @@ from typing import Any
 
 from mem_cli.table import ACTION_OPTIONS, OPTIONS, SUGGESTABLE, Option
 
-__all__ = ["Parsed", "parse", "suggest"]
+__all__ = ["Parsed", "parse", "suggest", "similar", "did_you_mean"]
 
 #: commander takes a word that looks like a negative number for an argument,
 #: not an option (``mem recall cache -5``)
@@ -150,26 +150,37 @@ def _edit_distance(a: str, b: str) -> int:
     return d[len(a)][len(b)]
 
 
-def suggest(flag: str, extra: Sequence[str] = ()) -> str:
-    """commander's "(Did you mean …?)" line for an unknown long option, or ""
-    (``extra``: more long options to suggest from, the plugins' signals)."""
-    if not flag.startswith("--"):
-        return ""
-    word = flag[2:]
+def similar(word: str, candidates: Sequence[str]) -> list[str]:
+    """The candidates closest to ``word`` as commander chooses them: the
+    smallest edit distance below 3 among those sharing more than 40 % of
+    their length with it, sorted."""
     best = 3
-    similar: list[str] = []
-    for candidate in (c[2:] for c in (*SUGGESTABLE, *extra)):
+    found: list[str] = []
+    for candidate in candidates:
         if len(candidate) <= 1:
             continue
         distance = _edit_distance(word, candidate)
         length = max(len(word), len(candidate))
         if (length - distance) / length > 0.4:
             if distance < best:
-                best, similar = distance, [candidate]
+                best, found = distance, [candidate]
             elif distance == best:
-                similar.append(candidate)
-    similar.sort(key=lambda c: (c.replace("-", ""), c))  # localeCompare, for these names
-    names = [f"--{c}" for c in similar]
+                found.append(candidate)
+    found.sort(key=lambda c: (c.replace("-", ""), c))  # localeCompare, for these names
+    return found
+
+
+def did_you_mean(names: Sequence[str]) -> str:
+    """``(Did you mean x?)`` / ``(Did you mean one of x, y?)``, or "" for none."""
     if len(names) > 1:
         return f"(Did you mean one of {', '.join(names)}?)"
     return f"(Did you mean {names[0]}?)" if names else ""
+
+
+def suggest(flag: str, extra: Sequence[str] = ()) -> str:
+    """commander's "(Did you mean …?)" line for an unknown long option, or ""
+    (``extra``: more long options to suggest from, the plugins' signals)."""
+    if not flag.startswith("--"):
+        return ""
+    found = similar(flag[2:], [c[2:] for c in (*SUGGESTABLE, *extra)])
+    return did_you_mean([f"--{c}" for c in found])

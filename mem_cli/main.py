@@ -10,6 +10,7 @@ in :mod:`mem_cli.app`.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
 
 __all__ = ["main", "COMMANDS"]
 
+_COMPLETION = "--install-completion"
+#: the variable a shell's completion script sets when it asks ``mem`` for completions
+_COMPLETE_VAR = "_MEM_COMPLETE"
+
 
 def _node_text(arg: str) -> str:
     """An argument as Node.js sees it: bytes that are not UTF-8 (which Python
@@ -31,13 +36,21 @@ def _node_text(arg: str) -> str:
     try:
         arg.encode("utf-8")
     except UnicodeEncodeError:
-        return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        try:
+            return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        except UnicodeEncodeError:  # a lone surrogate no command line gives (a caller's argv)
+            return arg.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     return arg
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mem`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
     args = [_node_text(arg) for arg in (sys.argv[1:] if argv is None else argv)]
+    if not args or _COMPLETION in args or "--show-completion" in args or _COMPLETE_VAR in os.environ:
+        # `mem` alone shows the help; shell completion is typer's
+        from mem_cli.app import run_typer
+
+        return run_typer(args or ["--help"], "", "--json" in args)
     if args == ["--version"]:  # as typer's --version prints it, without building it or the kernel
         from mem_core import __version__
 
@@ -60,14 +73,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_typer(args, "mem", parsed.json, kernel)
         return usage_error(parsed.problem or "missing required argument 'action'", parsed.suggestion, parsed.json)
-    if action not in COMMANDS:
-        from mem_cli.app import run_command
-
-        return run_command(action, [action, *parsed.rest], parsed.json, kernel)
     if action not in ACTIONS:
+        # beyond the five actions, `--json` anywhere asks for JSON, even where
+        # a parse error comes before typer sees it (`--priority -- --json`)
+        json_mode = parsed.json or "--json" in args
+        if action not in COMMANDS:
+            from mem_cli.app import run_command
+
+            return run_command(action, [action, *parsed.rest], json_mode, kernel)
         from mem_cli.app import run_typer
 
-        return run_typer([action, *parsed.rest], action, parsed.json, kernel)
+        return run_typer([action, *parsed.rest], action, json_mode, kernel)
     if parsed.help:
         from mem_cli.app import run_typer
 

@@ -18,6 +18,22 @@ def _encode(text: str) -> bytes:
         return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_one(match: re.Match[str]) -> str:
+    ch = match.group()
+    return _NAMED.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+
+
+def one_line(text: str) -> str:
+    """``text`` with newlines and other control characters shown escaped
+    (``\\n``, ``\\x1b``): an error echoing a user's value stays one line,
+    and the value cannot forge a second one or drive the terminal."""
+    return _CONTROL.sub(_escape_one, text) if _CONTROL.search(text) else text
+
+
 def out(text: str) -> None:
     """One or more lines on stdout (a final newline is added)."""
     stream = sys.stdout
@@ -52,7 +68,7 @@ def error(action: str, message: str, json_mode: bool) -> None:
     if json_mode:
         out(dumps({"error": message}))
     else:
-        err(f"mem {action}: {message}")
+        err(f"mem {action}: {one_line(message)}" if action else f"mem: {one_line(message)}")
 
 
 def broken_pipe() -> int:

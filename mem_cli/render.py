@@ -16,6 +16,7 @@ from mem_core.retrieval.text import one_line
 
 if TYPE_CHECKING:
     from mem_core.adapters.api import AdapterChange, AdapterReport
+    from mem_core.doctor import DoctorReport
     from mem_core.evidence.api import ObserveResult, OutcomesResult
     from mem_core.humans.api import HumanResult, HumansResult, RevokeResult
     from mem_core.journal.api import WriteResult
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from mem_core.memories.lifecycle import MindsResult, RestoreResult
     from mem_core.memories.transfer import ExportResult, ImportResult, MigrateResult
     from mem_core.reinforcement.api import ReinforceResult
+    from mem_core.reinforcement.views import PromotionsResult, ScoresResult
     from mem_core.retrieval.api import RecallResult
 
 __all__ = [
@@ -53,6 +55,8 @@ __all__ = [
     "imported",
     "migrated",
     "plugins",
+    "scores",
+    "promotions",
     "human_init",
     "humans",
     "human_revoke",
@@ -189,6 +193,12 @@ def memories(result: MemoriesResult) -> str:
         head = f"{n} expiring within {result.expiring}" if n else f"none expiring within {result.expiring}"
     else:
         head = f"{n} memor{'y' if n == 1 else 'ies'}" if n else "no memories"
+    if result.total is not None and result.total > n:  # --limit kept fewer than were found
+        found = result.total
+        head = f"{n} of {found} " + (
+            "match(es)" if result.search is not None else f"memor{'y' if found == 1 else 'ies'}"
+        )
+        head += " shown" if result.expiring is None else f" expiring within {result.expiring} shown"
     lines = [f"mem memories: {head} {where}"]
     for number, memory in enumerate(result.memories, 1):
         marks = f"[{memory.mark}]"
@@ -403,3 +413,57 @@ def adapters_status(report: AdapterReport) -> str:
             lines.append(f"  missing: {', '.join(row['missing'])}")
         lines += [f"  to do: {note}" for note in row["notes"]]
     return "\n".join(lines)
+
+
+def _fixed(value: Any, digits: int) -> str:
+    return "-" if not isinstance(value, (int, float)) else to_fixed(value, digits)
+
+
+def _shown(text: Any) -> str:
+    """A stored text on one line, control characters escaped (it is data)."""
+    return dumps(text)[1:-1] if isinstance(text, str) else js_string(text)
+
+
+def scores(result: ScoresResult) -> str:
+    if not result.scores:
+        return "mem scores: no pattern scores yet (`mem reinforce --pattern <heading>` records them)"
+    n = result.count
+    lines = [f"mem scores: {n} pattern{'' if n == 1 else 's'}, highest Elo first"]
+    rows = [
+        (_fixed(r.elo, 1), _fixed(r.mean, 3), js_string(r.updates), _shown(r.last_update or "-"), _shown(r.pattern))
+        for r in result.scores
+    ]
+    header = ("elo", "mean", "updates", "last update", "pattern")
+    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(4)]
+    for row in (header, *rows):
+        cells = [row[0].rjust(widths[0]), row[1].rjust(widths[1]), row[2].rjust(widths[2]), row[3].ljust(widths[3])]
+        lines.append(("  " + "  ".join(cells) + "  " + row[4]).rstrip())
+    return "\n".join(lines)
+
+
+def promotions(result: PromotionsResult) -> str:
+    if not result.promotions:
+        return "mem promotions: none proposed (a pattern needs mean >= 0.7 over >= 3 updates)"
+    n = result.count
+    lines = [f"mem promotions: {n} proposed, awaiting a human or Shield decision"]
+    for number, row in enumerate(result.promotions, 1):
+        lines.append(f"  {number}. {row.id} {_shown(row.pattern)} (proposed {_shown(row.ts)})")
+        lines.append(f"     {_shown(row.reason)}")
+        now = row.current
+        if now is None:
+            lines.append("     now: no score (the pattern is no longer in pattern-scores.json)")
+        else:
+            lines.append(
+                f"     now: elo {_fixed(now['elo'], 1)}, mean {_fixed(now['mean'], 3)}, "
+                f"updates {js_string(now['updates'])}, last update {_shown(now['lastTs'] or '-')}"
+            )
+        evidence = ", ".join(_shown(item) for item in row.evidence) or "-"
+        lines.append(f"     evidence: {evidence}")
+    return "\n".join(lines)
+
+
+def doctor(report: DoctorReport) -> str:
+    """``mem doctor``: one line per check, ``<status>  <name>: <detail>``."""
+    from mem_cli.output import one_line
+
+    return "\n".join(f"{check.status:<5} {one_line(check.name)}: {one_line(check.detail)}" for check in report.checks)

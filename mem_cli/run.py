@@ -8,7 +8,7 @@ from collections.abc import Callable
 from mem_cli import output
 from mem_core.errors import ExitCode, MemError
 
-__all__ = ["run_action", "usage_error"]
+__all__ = ["run_action", "usage_error", "failure_message"]
 
 
 def run_action(action: str, call: Callable[[], int | None], json_mode: bool) -> int:
@@ -21,13 +21,17 @@ def run_action(action: str, call: Callable[[], int | None], json_mode: bool) -> 
     """
     import gc
 
+    from mem_core.files import lock
+
+    prefix = f"mem {action}: " if action else "mem: "
+    notifier = lock.set_notifier(lambda text: output.err(prefix + output.one_line(text)))
     collecting = gc.isenabled()
     gc.disable()
     try:
         result = call()
     except MemError as exc:
         for note in exc.notes:
-            output.err(f"mem {action}: {note}" if action else f"mem: {note}")
+            output.err(prefix + output.one_line(note))
         output.error(action, exc.message, json_mode)
         return int(exc.exit_code)
     except BrokenPipeError:  # e.g. `mem recall x | head -1`
@@ -42,12 +46,28 @@ def run_action(action: str, call: Callable[[], int | None], json_mode: bool) -> 
             import traceback
 
             traceback.print_exc()
-        output.error(action, str(exc) or type(exc).__name__, json_mode)
+        output.error(action, failure_message(exc), json_mode)
         return ExitCode.FAILURE
     finally:
+        lock.set_notifier(notifier)
         if collecting:
             gc.enable()
     return int(result) if isinstance(result, int) else ExitCode.OK
+
+
+def failure_message(exc: BaseException) -> str:
+    """The one-line message of an unexpected failure: a full disk in mem's
+    words, any other system error as Node words it, Python's own recursion
+    text never."""
+    from mem_core.files.paths import os_failure
+
+    if isinstance(exc, OSError):
+        if isinstance(exc.filename, str):
+            return os_failure(exc, "open", exc.filename)
+        return os_failure(exc, "write", "").rsplit(", write ''", 1)[0]
+    if isinstance(exc, RecursionError):
+        return "Input is nested too deeply."
+    return str(exc) or type(exc).__name__
 
 
 def usage_error(message: str, suggestion: str, json_mode: bool) -> int:
@@ -57,5 +77,5 @@ def usage_error(message: str, suggestion: str, json_mode: bool) -> int:
     if json_mode:
         output.error("", message, True)
     else:
-        output.err("error: " + message + ("\n" + suggestion if suggestion else ""))
+        output.err("error: " + output.one_line(message) + ("\n" + suggestion if suggestion else ""))
     return ExitCode.FAILURE

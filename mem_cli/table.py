@@ -171,6 +171,10 @@ OTHER_COMMANDS: tuple[str, ...] = (
     "config",
     "adapters",
     "minds",
+    "scores",
+    "promotions",
+    "doctor",
+    "archive",
     "human",
 )
 

@@ -8,6 +8,7 @@ import os
 from typing import Any
 
 from mem_core.errors import MemError
+from mem_core.files.layout import AGENTS_MEMORY_DIR
 from mem_core.settings import (
     PROJECT_CONFIG,
     SPECS,
@@ -105,17 +106,85 @@ def _mkdirs(path: str) -> bool:
 
 # -- mem init ---------------------------------------------------------------
 
+#: the notes directory ``mem init`` creates, and its three files with one
+#: example section each (recall reads ``### `` sections only)
+NOTES_DIR = AGENTS_MEMORY_DIR
+NOTES: dict[str, str] = {
+    "decisions.md": """\
+# Decisions
+
+What this project decided, and why. `mem recall` finds each `### ` section
+(a `## ` heading is not a section of its own); one decision per section.
+Replace the example with your first decision.
+
+### Example: one way to configure the service
+- **Decision**: settings come from environment variables, read once at start-up.
+- **Why**: the same build runs in every environment; a missing setting fails at once.
+""",
+    "lessons.md": """\
+# Lessons
+
+What the team learned the hard way, one `### ` section each; `mem observe`
+can bind a lesson to verified work (its heading must appear exactly once).
+Replace the example with your first lesson.
+
+### Example: check the caller before changing a default
+Changing a default silently changed every caller that relied on it: search for
+the callers first and say in the change what they now get.
+""",
+    "patterns.md": """\
+# Patterns
+
+Ways of working worth repeating, one `### ` section each. `mem reinforce
+--pattern "<heading>"` scores a pattern from reward signals; a promotion is
+only ever proposed (`mem promotions`, `mem scores`). Replace the example.
+
+### Example: a failing test first
+Reproduce a reported bug with a failing test before fixing it, and keep the test.
+""",
+}
+
 
 class InitResult:
-    """What ``mem init`` did: the project, its config file, what it created."""
+    """What ``mem init`` did: the project, its config file, what it created
+    (project-relative paths, directories ending in ``/``), the assistant
+    adapters detected here, and what ``--adapters`` installed."""
 
-    def __init__(self, project: str, config: str, created: list[str]) -> None:
+    def __init__(
+        self,
+        project: str,
+        config: str,
+        created: list[str],
+        detected: list[str] | None = None,
+        installed: list[dict[str, str]] | None = None,
+        adapters: list[str] | None = None,
+    ) -> None:
         self.project = project
         self.config = config
         self.created = created
+        #: the adapters whose assistant seems to be used here (not installed)
+        self.detected = detected or []
+        #: the adapters ``--adapters`` named, and the files their install changed
+        self.adapters = adapters or []
+        self.installed = installed or []
 
-    def to_json(self) -> dict[str, Any]:
-        return {"project": self.project, "config": self.config, "created": self.created}
+    @property
+    def changed(self) -> bool:
+        return bool(self.created or self.installed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "config": self.config,
+            "created": list(self.created),
+            "adapters": {
+                "detected": list(self.detected),
+                "installed": list(self.adapters),
+                "files": [dict(row) for row in self.installed],
+            },
+        }
+
+    to_json = to_dict
 
 
 def _init_root(directory: str | None) -> str:
@@ -130,18 +199,66 @@ def _init_root(directory: str | None) -> str:
     return root or git_root or os.path.abspath(".")
 
 
-def init_project(directory: str | None = None) -> InitResult:
-    """Create ``.bmad/memory/`` and a commented ``mem.toml`` with the
-    defaults, each only if missing (idempotent)."""
+def _adapter_names(value: str | list[str] | tuple[str, ...] | None) -> list[str] | None:
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else list(value)
+    names = [item.strip() for item in items if item.strip()]
+    if not names:
+        raise MemError("--adapters takes NAME[,NAME…]: see `mem adapters list`")
+    return list(dict.fromkeys(names))
+
+
+def init_project(
+    directory: str | None = None,
+    *,
+    adapters: str | list[str] | tuple[str, ...] | None = None,
+    kernel: Any = None,
+) -> InitResult:
+    """Create what a new project needs, each only if missing (idempotent,
+    never overwriting a file): ``.bmad/memory/``, a commented ``mem.toml``
+    with the defaults, and ``.agents/memory/{decisions,lessons,patterns}.md``
+    with one example section each. Lists the assistant adapters detected here;
+    ``adapters`` (names, or ``"a,b"``) installs those (``mem adapters install``).
+    An unknown adapter name, or an invalid existing config file, fails before
+    anything is written."""
+    from mem_core.adapters.api import install_adapters, list_adapters
+
     project = _init_root(directory)
+    if not os.path.isdir(project):
+        raise MemError(f"project directory not found: {project}")
     path = _project_file(project)
     load_settings(project)  # an existing config file must be valid
+    names = _adapter_names(adapters)
+    report = list_adapters(project, kernel=kernel)
+    known = [row["name"] for row in report.rows]
+    for name in names or ():
+        if name not in known:
+            raise MemError(f"unknown adapter '{name}' (expected {' | '.join(known)})")
+    notes = {name: safe_file_in(project, f"{NOTES_DIR}/{name}") for name in NOTES}
     created = []
     if _mkdirs(os.path.dirname(path)):
         created.append(MEMORY_DIR + "/")
     if _write_atomically(path, template(), exclusive=True):
         created.append(PROJECT_CONFIG)
-    return InitResult(project, path, created)
+    if _mkdirs(os.path.join(project, NOTES_DIR)):
+        created.append(NOTES_DIR + "/")
+    for name, note in notes.items():
+        if _write_atomically(note, NOTES[name], exclusive=True):
+            created.append(f"{NOTES_DIR}/{name}")
+    installed: list[dict[str, str]] = []
+    if names:
+        installed = install_adapters(project, names, kernel=kernel).files
+    detected = [row["name"] for row in report.rows if row["detected"] and row["installed"] != "yes"]
+    detected = [name for name in detected if name not in (names or ())]
+    return InitResult(project, path, created, detected, installed, names or [])
+
+
+def safe_file_in(project: str, relative: str) -> str:
+    """``relative`` inside ``project``, with no symbolic link on the way."""
+    from mem_core.files import safe_file
+
+    return safe_file(project, relative)
 
 
 # -- mem config -------------------------------------------------------------
@@ -200,11 +317,15 @@ def set_config(key: str, value: str, *, user: bool = False, directory: str | Non
 
     parsed = parse_config_value(key, value, user=user)
     path = user_config_path() if user else _project_file(find_project(directory))
+    from mem_core.files.io import NOT_REGULAR, open_regular
+
     try:
-        with open(path, encoding="utf-8") as fh:
+        with os.fdopen(open_regular(path), encoding="utf-8") as fh:  # a FIFO never blocks
             text = fh.read()
     except FileNotFoundError:
         text = ""
+    except MemError as exc:
+        raise MemError(f"{path}: not a file" if exc.message == NOT_REGULAR else f"{path}: {exc.message}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise MemError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     import tomlkit  # only this command needs a TOML writer that keeps comments

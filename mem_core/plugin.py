@@ -33,6 +33,15 @@ _NAMES = {
     "Terms": "mem_core.retrieval.text",
     "TermIndex": "mem_core.retrieval.index",
     "OnSecondUse": "mem_core.retrieval.index",
+    # the on-disk recall index (sources that index their files)
+    "Indexer": "mem_core.retrieval.diskindex",
+    "Doc": "mem_core.retrieval.diskindex",
+    "Built": "mem_core.retrieval.diskindex",
+    "IndexedSource": "mem_core.retrieval.diskindex",
+    "DiskTermIndex": "mem_core.retrieval.diskindex",
+    "LazyCandidate": "mem_core.retrieval.diskindex",
+    "IndexCorrupt": "mem_core.retrieval.diskindex",
+    "IndexedNote": "mem_core.retrieval.context",
     "query_tokens": "mem_core.retrieval.text",
     "search_terms": "mem_core.retrieval.analysis",
     "search_query_terms": "mem_core.retrieval.analysis",
@@ -55,6 +64,7 @@ _NAMES = {
     # the store's safety rules (mem-cli.md §8) and shared file formats
     "safe_file": "mem_core.files",
     "read_text": "mem_core.files",
+    "open_regular": "mem_core.files",
     "split_sections": "mem_core.files.markdown",
     "JOURNAL": "mem_core.files",
     "NOTE_DIRS": "mem_core.files.markdown",

@@ -139,6 +139,15 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec("user_dir", "path", None, "MEM_USER_DIR", False, "the user-level memory store's directory"),
     Spec("debug", "debug", False, "MEM_DEBUG", False, "print tracebacks of unexpected errors"),
+    Spec(
+        "recall_index",
+        "bool",
+        True,
+        "MEM_RECALL_INDEX",
+        True,
+        "recall reads the journal and notes through the on-disk index in the user cache (same answers, faster)",
+    ),
+    Spec("cache_dir", "path", None, "MEM_CACHE_DIR", False, "mem's cache directory (default: the user cache dir)"),
 )
 _BY_NAME = {spec.name: spec for spec in SPECS}
 _PROJECT_KEYS = tuple(spec.name for spec in SPECS if spec.in_project)
@@ -193,13 +202,17 @@ def _user_config_dir(env: Mapping[str, str]) -> str:
 
 def _read_toml(path: str) -> dict[str, Any] | None:
     """The document at ``path``; ``None`` when there is no file."""
+    from mem_core.files.io import NOT_REGULAR, open_regular
+
     try:
-        with open(path, "rb") as fh:
+        with os.fdopen(open_regular(path), "rb") as fh:  # a FIFO never blocks
             data = fh.read(CONFIG_MAX_BYTES + 1)
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise MemError(f"{path}: not a file") from None
+    except MemError as exc:
+        if exc.message == NOT_REGULAR:
+            raise MemError(f"{path}: not a file") from None
+        raise MemError(f"{path}: cannot read: {exc.message}") from None
     except OSError as exc:
         raise MemError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if len(data) > CONFIG_MAX_BYTES:
@@ -491,6 +504,14 @@ class Settings:
     @property
     def debug(self) -> bool:
         return self._values["debug"]  # type: ignore[no-any-return]
+
+    @property
+    def recall_index(self) -> bool:
+        return self._values["recall_index"]  # type: ignore[no-any-return]
+
+    @property
+    def cache_dir(self) -> str | None:
+        return self._values["cache_dir"]  # type: ignore[no-any-return]
 
     def postgres_dsn(self) -> str:
         """The PostgreSQL DSN: the value of the variable ``postgres_dsn_env``

@@ -77,6 +77,8 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # none (as under an agent); tests that type at a prompt run mem in its own
     # session on a pseudo-terminal (tests/cli/test_trust_terminal.py)
     monkeypatch.setattr("mem_core.humans.terminal.TTY", str(tmp_path / "no-terminal"))
+    # the recall index goes to the test's own cache, never the machine's ~/.cache/mem
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
 
 
 @pytest.fixture
@@ -178,3 +180,99 @@ def signer(project: Path):
     from tests.humans import trusted_key
 
     return trusted_key(project)
+
+
+# -- the fixture project at its original place, in a private mount namespace -------------------
+
+#: where the reference fixture project was made (its Nexus runs are bound to it)
+SRV = Path("/srv/example-project")
+#: set in the pytest process that runs inside the private mount namespace
+SRV_NAMESPACE = "MEM_TEST_SRV_NAMESPACE"
+#: the command that gives that process a private /srv (a tmpfs): a user and a mount namespace
+UNSHARE = ["unshare", "--user", "--map-root-user", "--mount", "--propagation", "private"]
+#: the config attribute holding the node ids of the srv tests this session
+#: collected and left to the namespace (an attribute: this module may be
+#: imported twice, as conftest and as tests.conftest)
+SRV_ITEMS = "mem_srv_items"
+
+
+def in_srv_namespace() -> bool:
+    """Whether this process sees a private, temporary /srv: set up by
+    :data:`UNSHARE` (``/srv`` is a tmpfs mount in this mount namespace)."""
+    if os.environ.get(SRV_NAMESPACE) != "1":
+        return False
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8") as fh:
+            mounts = [line.split() for line in fh]
+    except OSError:
+        return False
+    for fields in mounts:
+        if len(fields) > 4 and fields[4] == "/srv" and "-" in fields:
+            if fields[fields.index("-") + 1] == "tmpfs":
+                return True
+    return False
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "srv: needs the fixture project at /srv/example-project; runs in a private mount namespace where /srv "
+        "is a temporary file system (tests/test_srv_namespace.py), so nothing is written outside temporary places",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Outside the namespace, the ``srv`` tests are left to
+    ``tests/test_srv_namespace.py``, which runs them inside one."""
+    for item in items:
+        if "srv_project" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.srv)
+    if in_srv_namespace():
+        return
+    bound = [item for item in items if item.get_closest_marker("srv")]
+    setattr(config, SRV_ITEMS, [item.nodeid for item in bound])
+    if bound:
+        config.hook.pytest_deselected(items=bound)
+        items[:] = [item for item in items if not item.get_closest_marker("srv")]
+
+
+@pytest.fixture
+def srv_project():
+    """A writable copy of the fixture project at /srv/example-project, where
+    its runs were made — only inside the private namespace (a tmpfs /srv)."""
+    if not in_srv_namespace():
+        pytest.fail("srv tests run inside a private mount namespace (tests/test_srv_namespace.py)")
+    if not BMAD_PROJECT.is_dir():
+        pytest.fail("tests/fixtures (the reference fixtures) is missing")
+    shutil.rmtree(SRV, ignore_errors=True)
+    shutil.copytree(BMAD_PROJECT, SRV, symlinks=True)
+    for root, dirs, files in os.walk(SRV):
+        for name in dirs + files:
+            os.chmod(os.path.join(root, name), 0o755 if name in dirs else 0o644)
+    os.chmod(SRV, 0o755)
+    try:
+        yield SRV
+    finally:
+        shutil.rmtree(SRV, ignore_errors=True)
+
+
+# -- under CI, a test may not skip because a file it needs is missing ----------------------------
+
+_MISSING = ("missing", "not beside", "not found", "no such file", "does not exist", "filenotfounderror")
+
+
+def missing_fixture_skip(reason: str) -> bool:
+    """Whether a skip's reason says that a fixture file is absent."""
+    text = reason.lower()
+    return "fixture" in text and any(word in text for word in _MISSING)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and os.environ.get("CI") and isinstance(report.longrepr, tuple):
+        reason = str(report.longrepr[2])
+        if missing_fixture_skip(reason):
+            report.outcome = "failed"
+            report.longrepr = f"skipped for a missing fixture, which CI does not allow: {reason}"

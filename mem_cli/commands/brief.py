@@ -37,7 +37,7 @@ def brief(
         output.out_json(result)
         return
     for skipped in result.skipped:
-        output.err(f"mem brief: skipped {skipped['path']}: {skipped['reason']}")
+        output.err(output.one_line(f"mem brief: skipped {skipped['path']}: {skipped['reason']}"))
     if result.written:
         output.out(f"mem brief: wrote {result.written} ({result.fitted.tokens} of {result.fitted.budget} tokens)")
     else:

@@ -1,24 +1,51 @@
-"""``mem init``: make the project's ``.bmad/memory/`` and its commented ``mem.toml``."""
+"""``mem init``: set up a project's memory (config, notes) and offer the assistant adapters."""
 
 from __future__ import annotations
+
+from typing import Annotated, Optional
 
 import typer
 
 from mem_cli import output
 from mem_cli.options import Directory, Json
 
+Adapters = Annotated[
+    Optional[str],
+    typer.Option(
+        "--adapters",
+        help="Also install these assistant adapters (comma-separated, as `mem adapters install` does).",
+        metavar="NAME,…",
+    ),
+]
 
-def init(directory: Directory = None, json: Json = False) -> None:
-    """Create .bmad/memory/ and a commented mem.toml with the defaults, if missing (safe to repeat)."""
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def init(ctx: typer.Context, adapters: Adapters = None, directory: Directory = None, json: Json = False) -> None:
+    """Create .bmad/memory/ with a commented mem.toml, and .agents/memory/{decisions,lessons,patterns}.md with an
+    example section each, if missing (never overwrites a file; safe to repeat); list the assistants detected."""
     from mem_core.configure import init_project
 
-    result = init_project(directory)
+    result = init_project(directory, adapters=adapters, kernel=ctx.obj)
     if json:
         output.out_json(result)
-    elif result.created:
-        output.out(f"mem init: created {' and '.join(result.created)} in {result.project}")
+        return
+    if result.created:
+        output.out(f"mem init: created {_listed(result.created)} in {result.project}")
     else:
-        output.out(f"mem init: {result.config} already exists; nothing changed")
+        output.out(f"mem init: {result.project} has its memory files already; nothing changed")
+    if result.adapters:
+        changed = ", ".join(row["path"] for row in result.installed) or "nothing: installed already"
+        output.out(f"mem init: adapters {', '.join(result.adapters)} installed (changed {changed})")
+    if result.detected:
+        output.out(
+            f"mem init: assistants detected: {', '.join(result.detected)}; wire them in with "
+            f"`mem adapters install {' '.join(result.detected)}` (or `mem init --adapters NAME,…`)"
+        )
+    elif not result.adapters:
+        output.out("mem init: no assistant detected; `mem adapters list` shows those mem can wire in")
 
 
 def register(app: typer.Typer) -> None:

@@ -31,7 +31,7 @@ def run(values: Mapping[str, Any], kernel: Kernel | None = None) -> None:
         output.out_json(result)
         return
     for line in render.recall_skipped(result):
-        output.err(line)
+        output.err(output.one_line(line))
     output.out(render.recall(result))
     for line in render.recall_hints(result):  # after the reference's "no matches" line, on stderr
         output.err(line)

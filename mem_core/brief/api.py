@@ -127,7 +127,7 @@ def _memories(project: str, settings: Settings, kernel: Kernel, now: str) -> lis
     found: dict[str, list[dict[str, Any]]] = {}
     from mem_core.memories.trust import judge_records
 
-    with backend.open(directory, create=False) as store:
+    with backend.open_read_only(directory) as store:
         for priority in ("critical", "high"):
             records = store.query(MemoryFilter(now=now, mind_id=mind, priority=priority))
             found[priority] = judge_records(records, store, project)  # verified as the signatures say

@@ -369,6 +369,12 @@ class ObserveResult:
     def to_json(self) -> dict[str, Any]:
         return {"written": self.written}
 
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain Python values (:mod:`mem_core.plain`)."""
+        from mem_core.plain import plain
+
+        return plain(self.to_json())
+
 
 @dataclass
 class OutcomesResult:
@@ -376,8 +382,19 @@ class OutcomesResult:
 
     results: list[dict[str, Any]] = field(default_factory=list)
 
+    @property
+    def count(self) -> int:
+        """How many receipts."""
+        return len(self.results)
+
     def to_json(self) -> dict[str, Any]:
         return {"count": len(self.results), "results": self.results}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain Python values (:mod:`mem_core.plain`)."""
+        from mem_core.plain import plain
+
+        return plain(self.to_json())
 
 
 def observe(

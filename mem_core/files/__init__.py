@@ -14,6 +14,7 @@ The modules import nothing heavy.
 from __future__ import annotations
 
 from mem_core.files.io import (
+    DISK_FULL,
     FULL,
     GREW,
     INCOMPLETE,
@@ -22,6 +23,7 @@ from mem_core.files.io import (
     NOT_UTF8,
     TOO_BIG,
     append_record,
+    open_regular,
     read_text,
     write_json,
 )
@@ -67,6 +69,8 @@ __all__ = [
     # io
     "MAX_BYTES",
     "read_text",
+    "open_regular",
+    "DISK_FULL",
     "append_record",
     "write_json",
     "NOT_REGULAR",

@@ -48,7 +48,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 from mem_core.errors import MemError
-from mem_core.files.io import GREW, MAX_BYTES, NOT_REGULAR, NOT_UTF8
+from mem_core.files.io import GREW, MAX_BYTES, NOT_REGULAR, NOT_UTF8, open_regular
 from mem_core.files.paths import os_error_message, safe_file
 
 __all__ = ["FileCache", "DEFAULT_CACHE_BYTES", "RACY_SECONDS", "FINE_RACY_SECONDS", "identity"]
@@ -145,7 +145,7 @@ class FileCache:
                     return entry.value  # type: ignore[no-any-return]
         started = self._clock()
         try:
-            with open(path, "rb") as fh:
+            with os.fdopen(open_regular(path), "rb") as fh:  # a FIFO swapped in never blocks
                 ident = identity(os.fstat(fh.fileno()))
                 data = fh.read(MAX_BYTES + 1)
         except OSError as exc:

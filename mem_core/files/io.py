@@ -5,13 +5,15 @@ it already keeps it)."""
 
 from __future__ import annotations
 
+import errno
 import os
+import re
 import stat
 from typing import Any
 
 from mem_core.errors import MemError
 from mem_core.files.lock import new_token, writer_lock
-from mem_core.files.paths import os_error_message, safe_file
+from mem_core.files.paths import DISK_FULL, os_error_message, os_failure, safe_file
 from mem_core.js import jsonfmt
 
 __all__ = [
@@ -22,6 +24,13 @@ __all__ = [
     "FULL",
     "INCOMPLETE",
     "TOO_BIG",
+    "DISK_FULL",
+    "os_failure",
+    "open_regular",
+    "read_bytes",
+    "check_appendable",
+    "orphans",
+    "remove_orphans",
     "read_text",
     "append_record",
     "write_json",
@@ -39,27 +48,73 @@ INCOMPLETE = "Memory store has an incomplete final line; inspect it before writi
 TOO_BIG = "Memory store exceeds 2 MiB."
 
 
+_NOT_A_FILE = {errno.ENXIO, errno.EISDIR, errno.ELOOP, errno.EOPNOTSUPP, errno.ENODEV, errno.ETXTBSY}
+#: an atomic write's temporary file: ``<name>.<uuid 4>.tmp``
+_TEMPORARY = re.compile(r"(.+)\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp")
+
+
+def open_regular(path: str, flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
+    """Open ``path`` without ever blocking, and only if it is a regular file:
+    a FIFO, socket, device or directory is refused with :data:`NOT_REGULAR`
+    (``O_NONBLOCK``, then ``fstat``). Missing files raise ``FileNotFoundError``."""
+    extra = os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags | extra, mode)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno in _NOT_A_FILE:
+            raise MemError(NOT_REGULAR) from None
+        raise MemError(os_failure(exc, "open", path)) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise MemError(NOT_REGULAR)
+        if flags & (os.O_WRONLY | os.O_RDWR) == 0:
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_bytes(path: str, limit: int = MAX_BYTES) -> bytes | None:
+    """The bytes of the regular file ``path`` (at most ``limit``: else
+    :data:`NOT_REGULAR`, or :data:`GREW` when it grew while read); ``None``
+    when there is no file. Never blocks on a FIFO."""
+    try:
+        fd = open_regular(path)
+    except FileNotFoundError:
+        return None
+    try:
+        if os.fstat(fd).st_size > limit:
+            raise MemError(NOT_REGULAR)
+        chunks = []
+        total = 0
+        while total <= limit:
+            chunk = os.read(fd, limit + 1 - total)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    except OSError as exc:
+        raise MemError(os_failure(exc, "read", path)) from None
+    finally:
+        os.close(fd)
+    if total > limit:
+        raise MemError(GREW)
+    return b"".join(chunks)
+
+
 def read_text(root: str, relative: str, *, missing: bool = False) -> str | None:
     """Read a project file under the safety rules; ``None`` for a missing file
     when ``missing`` is true."""
     path = safe_file(root, relative)
-    try:
-        st = os.stat(path)
-    except FileNotFoundError as exc:
+    data = read_bytes(path)
+    if data is None:
         if missing:
             return None
-        raise MemError(os_error_message(exc, "stat", path)) from None
-    except OSError as exc:
-        raise MemError(os_error_message(exc, "stat", path)) from None
-    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:
-        raise MemError(NOT_REGULAR)
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise MemError(os_error_message(exc, "open", path)) from None
-    if len(data) > MAX_BYTES:
-        raise MemError(GREW)
+        raise MemError(os_error_message(FileNotFoundError(errno.ENOENT, "no such file"), "stat", path))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -74,46 +129,122 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+def check_appendable(root: str, relative: str, size: int) -> None:
+    """Refuse, as :func:`append_record` would, an append of ``size`` bytes to
+    ``relative``: not a regular file, not UTF-8, full, or an incomplete final
+    line — so a caller can check before it changes anything else."""
+    prior = read_text(root, relative, missing=True) or ""
+    if len(prior.encode("utf-8", "surrogatepass")) + size > MAX_BYTES:
+        raise MemError(FULL)
+    if prior and not prior.endswith("\n"):
+        raise MemError(INCOMPLETE)
+
+
 def append_record(root: str, relative: str, record: Any) -> Any:
-    """Append ``record`` as one compact JSON line, under the writer lock."""
+    """Append ``record`` as one compact JSON line, under the writer lock. An
+    append that cannot be written whole (a full disk) is cut back to the
+    file's previous length: never a torn line."""
     with writer_lock(root):
         path = safe_file(root, relative)
-        prior = read_text(root, relative, missing=True) or ""
         line = (jsonfmt.dumps(record) + "\n").encode("utf-8", "surrogatepass")
-        if len(prior.encode("utf-8")) + len(line) > MAX_BYTES:
-            raise MemError(FULL)
-        if prior and not prior.endswith("\n"):
-            raise MemError(INCOMPLETE)
+        check_appendable(root, relative, len(line))
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
-        except OSError as exc:
+            fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        except FileNotFoundError as exc:  # a parent vanished meanwhile
             raise MemError(os_error_message(exc, "open", path)) from None
         try:
-            write_all(fd, line)
-            os.fsync(fd)
+            size = os.fstat(fd).st_size
+            try:
+                write_all(fd, line)
+                os.fsync(fd)
+            except OSError as exc:
+                _cut_back(fd, size)
+                raise MemError(os_failure(exc, "write", path)) from None
+            except BaseException:
+                _cut_back(fd, size)
+                raise
         finally:
             os.close(fd)
     return record
 
 
+def _cut_back(fd: int, size: int) -> None:
+    """Undo a partial append: the file back to ``size`` bytes."""
+    try:
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+    except OSError:
+        pass
+
+
 def write_json(root: str, relative: str, value: Any) -> None:
     """Replace a JSON file atomically (``JSON.stringify(value, null, 2)`` plus a
-    final newline), under the writer lock."""
+    final newline), under the writer lock; temporary files that killed
+    writers left beside it are removed first."""
     with writer_lock(root):
-        safe_file(root, relative)  # an unsafe path is refused before the size is
+        path = safe_file(root, relative)  # an unsafe path is refused before the size is
         data = (jsonfmt.dumps(value, 2) + "\n").encode("utf-8", "surrogatepass")
         if len(data) > MAX_BYTES:
             raise MemError(TOO_BIG)
-        replace_bytes(root, relative, data)
+        remove_orphans(os.path.dirname(path), os.path.basename(path))
+        try:
+            replace_bytes(root, relative, data)
+        except OSError as exc:
+            raise MemError(os_failure(exc, "write", path)) from None
+
+
+def orphans(directory: str, name: str | None = None, *, older_than: float = 0.0) -> list[str]:
+    """The temporary files of atomic writes in ``directory`` (of the file
+    ``name`` only, when given), last changed more than ``older_than`` seconds ago."""
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return []
+    import time
+
+    now = time.time()
+    found = []
+    for entry in entries:
+        match = _TEMPORARY.fullmatch(entry)
+        if match is None or (name is not None and match.group(1) != name):
+            continue
+        path = os.path.join(directory, entry)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and now - st.st_mtime >= older_than:
+            found.append(path)
+    return sorted(found)
+
+
+def remove_orphans(directory: str, name: str | None = None, *, older_than: float = 0.0) -> list[str]:
+    """Remove :func:`orphans` (the caller holds the writer lock); the paths removed."""
+    removed = []
+    for path in orphans(directory, name, older_than=older_than):
+        try:
+            os.unlink(path)
+            removed.append(path)
+        except OSError:
+            pass
+    return removed
 
 
 def replace_bytes(root: str, relative: str, data: bytes) -> None:
     """Replace a project file atomically with ``data``: a temporary file in the
     same folder, fsync, rename, fsync of the folder; the temporary file is
-    removed when anything fails (an ``OSError`` is raised as it comes)."""
+    removed when anything fails (an ``OSError`` is raised as it comes). A
+    target that is not a regular file is refused (:data:`NOT_REGULAR`)."""
     path = safe_file(root, relative)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        pass
+    else:
+        if not stat.S_ISREG(st.st_mode):
+            raise MemError(NOT_REGULAR)
     temporary = safe_file(root, f"{relative}.{new_token()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
     try:
         try:
             write_all(fd, data)

@@ -33,10 +33,24 @@ from typing import Any
 
 from mem_core.errors import MemError
 from mem_core.files.layout import LOCK
-from mem_core.files.paths import os_error_message, safe_file
+from mem_core.files.paths import os_error_message, os_failure, safe_file
 from mem_core.js import jsonfmt
 
-__all__ = ["LOCKED", "LOCK_WAIT_SECONDS", "LOCK_RETRY_SECONDS", "writer_lock", "hostname", "new_token"]
+#: as :data:`mem_core.files.io.NOT_REGULAR` (which imports this module)
+NOT_REGULAR = "Memory source must be a regular file of at most 2 MiB."
+
+__all__ = [
+    "TOOK_OVER",
+    "set_notifier",
+    "stale_pid",
+    "read_owner",
+    "LOCKED",
+    "LOCK_WAIT_SECONDS",
+    "LOCK_RETRY_SECONDS",
+    "writer_lock",
+    "hostname",
+    "new_token",
+]
 
 LOCKED = "Memory writer lock is occupied. Inspect writer.lock and its owner; do not remove a live lock."
 #: how long a writer waits for the lock before giving up
@@ -121,13 +135,87 @@ def _leave_gate(gate: _Gate) -> None:
             gate.owner = None
 
 
-def _stale_owner(lock_path: str) -> int | None:
-    """The pid of a lock owner on this host that is no longer running."""
+#: the stderr line of a takeover (mem-cli.md §8, improve v0.2); the CLI prefixes ``mem <action>: ``
+TOOK_OVER = "took over a stale writer.lock (owner pid {pid} on this host is not running)"
+#: a candidate lock file, written whole before it is linked into place
+_CANDIDATE = ".{pid}-{token}.tmp"
+#: a stale lock renamed aside during a takeover
+_ASIDE = ".stale-{token}"
+#: candidate files older than this are orphans of a killed writer (a live one
+#: keeps its candidate for at most the two seconds of waiting)
+_ORPHAN_SECONDS = 60.0
+
+#: the files replaced atomically only under the lock (their ``<name>.<uuid>.tmp``)
+_LOCKED_WRITES = ("pattern-scores.json.",)
+
+_notify: Any = None
+
+
+def set_notifier(notify: Any) -> Any:
+    """Route the one-line notices of the lock (a stale lock taken over) to
+    ``notify(text)``; returns the previous notifier. Without one they go to
+    stderr as ``mem: <text>``."""
+    global _notify
+    previous, _notify = _notify, notify
+    return previous
+
+
+def _say(text: str) -> None:
+    if _notify is not None:
+        _notify(text)
+        return
+    import sys
+
+    sys.stderr.write(f"mem: {text}\n")
+    sys.stderr.flush()
+
+
+def read_owner(path: str) -> tuple[bytes, Any, os.stat_result] | None:
+    """The bytes, the parsed content and the status of the lock file at
+    ``path``, read without blocking; ``None`` when it is gone. A file that is
+    not a regular file is refused (:data:`NOT_REGULAR`); content that is not
+    JSON parses as ``None``."""
     try:
-        with open(lock_path, "rb") as fh:
-            owner = json.loads(fh.read(4096).decode("utf-8"))
-    except (OSError, ValueError):
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
         return None
+    except OSError as exc:
+        if exc.errno in (errno.ENXIO, errno.ELOOP, errno.EISDIR, errno.EOPNOTSUPP):
+            raise MemError(NOT_REGULAR) from None
+        raise MemError(os_error_message(exc, "open", path)) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise MemError(NOT_REGULAR)
+        data = os.read(fd, 4096)
+    finally:
+        os.close(fd)
+    try:
+        return data, json.loads(data.decode("utf-8")), st
+    except (ValueError, RecursionError):
+        return data, None, st
+
+
+def _started_after(pid: int, when: float) -> bool:
+    """Whether process ``pid`` started after ``when`` (a Unix time), from
+    ``/proc``; false where that cannot be told. One second of slack covers
+    the boot time's whole-second precision."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        with open("/proc/stat", "rb") as fh:
+            btime = next(int(line.split()[1]) for line in fh if line.startswith(b"btime "))
+        started = btime + int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return False
+    return started > when + 1.0
+
+
+def stale_pid(owner: Any, st: os.stat_result | None) -> int | None:
+    """The pid of the lock's owner when the lock is provably stale: the owner
+    is on this host and its pid is not running, or is running but started
+    after the lock was written (a reused pid). ``None`` otherwise — a lock of
+    another host, of a live owner, or one that cannot be read, is never stale."""
     if not isinstance(owner, dict) or owner.get("hostname") != hostname():
         return None
     pid = owner.get("pid")
@@ -137,61 +225,185 @@ def _stale_owner(lock_path: str) -> int | None:
         os.kill(pid, 0)
     except ProcessLookupError:
         return pid
+    except PermissionError:
+        pass  # running, as another user
     except OSError:
         return None
+    if st is not None and _started_after(pid, st.st_mtime):
+        return pid
     return None
 
 
+def _stale_owner(lock_path: str) -> int | None:
+    """The pid of the provably stale owner of the lock at ``lock_path``."""
+    found = read_owner(lock_path)
+    return None if found is None else stale_pid(found[1], found[2])
+
+
+def _take_over(lock_path: str, seen: os.stat_result) -> bool:
+    """Move the stale lock ``seen`` aside, atomically: rename it, then check
+    that what was renamed is that same stale file. If another writer took it
+    over first (what was renamed is its live lock), put that back. True when
+    the stale lock is gone and the caller may create its own."""
+    aside = lock_path + _ASIDE.format(token=new_token())
+    try:
+        os.rename(lock_path, aside)
+    except FileNotFoundError:
+        return True  # gone meanwhile: try to create it
+    except OSError as exc:
+        raise MemError(os_error_message(exc, "rename", lock_path)) from None
+    try:
+        moved = os.lstat(aside)
+        found = read_owner(aside)
+        same = (moved.st_dev, moved.st_ino) == (seen.st_dev, seen.st_ino)
+        if same and found is not None and stale_pid(found[1], found[2]) is not None:
+            return True
+        try:  # not the stale lock: a live one, put it back where it was
+            os.link(aside, lock_path)
+        except OSError:  # taken meanwhile, or already removed as an orphan
+            pass
+        return False
+    finally:
+        try:
+            os.unlink(aside)
+        except OSError:
+            pass
+
+
+def _write_candidate(lock_path: str, owner: bytes) -> str:
+    """A file beside the lock holding ``owner`` whole, fsynced: linking it into
+    place makes the lock visible only with its owner written."""
+    candidate = lock_path + _CANDIDATE.format(pid=os.getpid(), token=new_token())
+    try:
+        fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as exc:
+        raise MemError(os_failure(exc, "open", candidate)) from None
+    try:
+        try:
+            view = memoryview(owner)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        _unlink(candidate)
+        raise MemError(os_failure(exc, "write", candidate)) from None
+    except BaseException:
+        _unlink(candidate)
+        raise
+    return candidate
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _remove_orphans(lock_path: str) -> None:
+    """Remove what killed writers left beside the lock: stale locks renamed
+    aside, and candidate lock files older than a minute (held by the lock)."""
+    directory, name = os.path.split(lock_path)
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return
+    now = time.time()
+    for entry in entries:
+        if entry.startswith(_LOCKED_WRITES) and entry.endswith(".tmp"):
+            # an atomic replace of a file only ever written under this lock:
+            # its temporary file is an orphan once the lock is ours
+            path = os.path.join(directory, entry)
+            try:
+                if stat.S_ISREG(os.lstat(path).st_mode):
+                    _unlink(path)
+            except OSError:
+                pass
+            continue
+        if not entry.startswith(name + "."):
+            continue
+        rest = entry[len(name) :]
+        path = os.path.join(directory, entry)
+        if rest.startswith(".stale-"):
+            _unlink(path)
+        elif rest.endswith(".tmp"):
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode) and (now - st.st_mtime > _ORPHAN_SECONDS or _dead(rest)):
+                _unlink(path)
+
+
+def _dead(rest: str) -> bool:
+    """Whether the candidate ``.<pid>-<token>.tmp`` belongs to a process that
+    is not running (on this host: a writer of another host sharing the folder
+    recreates its candidate if it vanishes)."""
+    pid_text = rest[1:].partition("-")[0]
+    if not pid_text.isdigit() or int(pid_text) <= 0:
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def _acquire_file(root: str, deadline: float) -> tuple[str, bytes]:
-    """Create the lock file (waiting until ``deadline``); its path and content."""
+    """Create the lock file (waiting until ``deadline``); its path and content.
+
+    The owner is written to a candidate file first and linked into place, so
+    the lock is never visible empty. A provably stale lock is taken over at
+    once (:func:`_take_over`), with one notice; a lock of another host or of a
+    live owner is waited for, then :data:`LOCKED`."""
     lock_path = safe_file(root, LOCK)
     try:
         os.makedirs(os.path.dirname(lock_path), exist_ok=True)
     except OSError as exc:
-        raise MemError(os_error_message(exc, "mkdir", os.path.dirname(lock_path))) from None
+        raise MemError(os_failure(exc, "mkdir", os.path.dirname(lock_path))) from None
     owner = jsonfmt.dumps({"pid": os.getpid(), "hostname": hostname(), "token": new_token()}).encode("utf-8")
-    checked_stale = False
-    while True:
-        try:
-            fd = os.open(safe_file(root, LOCK), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            break
-        except FileExistsError:
-            if not checked_stale:
-                checked_stale = True
-                pid = _stale_owner(lock_path)
-                if pid is not None:
-                    raise MemError(f"{LOCKED} (owner pid {pid} on this host is not running)") from None
-            if time.monotonic() >= deadline:
-                pid = _stale_owner(lock_path)
-                suffix = f" (owner pid {pid} on this host is not running)" if pid is not None else ""
-                raise MemError(LOCKED + suffix) from None
-            time.sleep(LOCK_RETRY_SECONDS)
-        except OSError as exc:
-            raise MemError(os_error_message(exc, "open", lock_path)) from None
+    candidate = _write_candidate(lock_path, owner)
     try:
-        try:
-            if os.write(fd, owner) != len(owner):
-                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except BaseException:
-        _release_file(root, owner, torn=True)
-        raise
+        while True:
+            try:
+                os.link(candidate, lock_path)
+                break
+            except FileExistsError:
+                pass
+            except FileNotFoundError:  # removed as an orphan by another host's writer
+                _unlink(candidate)
+                candidate = _write_candidate(lock_path, owner)
+                continue
+            except OSError as exc:
+                raise MemError(os_error_message(exc, "link", lock_path)) from None
+            found = read_owner(lock_path)
+            if found is None:
+                continue  # released meanwhile
+            pid = stale_pid(found[1], found[2])
+            if pid is not None:
+                if _take_over(lock_path, found[2]):
+                    _say(TOOK_OVER.format(pid=pid))
+                continue
+            if time.monotonic() >= deadline:
+                raise MemError(LOCKED) from None
+            time.sleep(LOCK_RETRY_SECONDS)
+    finally:
+        _unlink(candidate)
+    _remove_orphans(lock_path)
     return lock_path, owner
 
 
-def _release_file(root: str, owner: bytes, *, torn: bool = False) -> None:
+def _release_file(root: str, owner: bytes) -> None:
     """Remove the lock file if it still holds ``owner`` — never a file that
-    someone else replaced it with. ``torn``: the owner could not be written
-    whole, so the file holds a prefix of it."""
+    someone else replaced it with."""
     try:
         lock_path = safe_file(root, LOCK)
-        if not stat.S_ISREG(os.lstat(lock_path).st_mode):
-            return
-        with open(lock_path, "rb") as fh:
-            data = fh.read(len(owner) + 1)
-        if data == owner or (torn and owner.startswith(data)):
+        found = read_owner(lock_path)
+        if found is not None and found[0] == owner:
             os.unlink(lock_path)
     except (MemError, OSError):
         pass

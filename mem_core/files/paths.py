@@ -23,6 +23,8 @@ __all__ = [
     "is_normalized_relative",
     "check_components",
     "os_error_message",
+    "os_failure",
+    "DISK_FULL",
 ]
 
 NOT_NORMALIZED = "Memory path must be a normalized project-relative path."
@@ -41,6 +43,18 @@ _ERRNO_TEXT = {
     errno.EROFS: "read-only file system",
     errno.EPERM: "operation not permitted",
 }
+
+
+DISK_FULL = "Memory store could not be written: the disk is full or over quota; nothing was changed."
+_FULL_ERRNOS = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+def os_failure(exc: OSError, syscall: str, path: str) -> str:
+    """The one-line message of a failed system call: :data:`DISK_FULL` for a
+    full disk or quota, else Node's wording (``EACCES: permission denied, …``)."""
+    if exc.errno in _FULL_ERRNOS:
+        return DISK_FULL
+    return os_error_message(exc, syscall, path)
 
 
 def os_error_message(exc: OSError, syscall: str, path: str) -> str:
@@ -63,14 +77,32 @@ def is_normalized_relative(relative: object) -> TypeGuard[str]:
     )
 
 
-def check_components(target: str, symlink: str, parent: str, not_regular: str | None = None) -> None:
+def check_components(
+    target: str, symlink: str, parent: str, not_regular: str | None = None, *, below: str | None = None
+) -> None:
     """Refuse an absolute ``target`` if any existing component of it, from the
-    filesystem root down, is a symbolic link (``symlink``), or an existing
-    parent is not a directory (``parent``) — or, when ``not_regular`` is given,
-    an existing target is not a regular file. Each message may name the
-    component with ``{path}``; a failed ``lstat`` gets Node's message."""
+    filesystem root down (or only those below the directory ``below``), is a
+    symbolic link (``symlink``; ``below`` itself included), or an existing parent is not a directory
+    (``parent``) — or, when ``not_regular`` is given, an existing target is
+    not a regular file. Each message may name the component with ``{path}``;
+    a failed ``lstat`` gets Node's message."""
     current = os.sep
-    for part in target.split(os.sep)[1:]:
+    parts = target.split(os.sep)[1:]
+    if below is not None:
+        below = below.rstrip(os.sep) or os.sep
+        try:
+            st = os.lstat(below)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise MemError(os_error_message(exc, "lstat", below)) from None
+        if stat.S_ISLNK(st.st_mode):  # the project directory itself is checked too
+            raise MemError(symlink.replace("{path}", below))
+        if not stat.S_ISDIR(st.st_mode):
+            raise MemError(parent.replace("{path}", below))
+        current = below
+        parts = parts[len(below.split(os.sep)) - 1 :] if below != os.sep else parts
+    for part in parts:
         current = os.path.join(current, part)
         try:
             st = os.lstat(current)
@@ -97,5 +129,7 @@ def safe_file(root: str, relative: object) -> str:
     target = os.path.normpath(os.path.join(root, relative))
     if not target.startswith(root.rstrip(os.sep) + os.sep):
         raise MemError(ESCAPES)
-    check_components(target, SYMLINK, PARENT)
+    # (improve, v0.2) from the project directory down: the folders above it
+    # are the user's choice and may be links (macOS /tmp, a linked home)
+    check_components(target, SYMLINK, PARENT, below=root)
     return target

@@ -63,7 +63,8 @@ def log_line(project: str | None, what: str, message: str) -> None:
                 os.replace(path, path + ".1")
         except FileNotFoundError:
             pass
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        # O_NONBLOCK: a FIFO planted at the log never blocks a hook (ENXIO, then skipped)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
         fd = os.open(path, flags, 0o666)
         try:
             os.write(fd, text.encode("utf-8", "replace"))

@@ -102,7 +102,7 @@ def prompt_context(prompt: str, *, project: str, floor: float, budget: int, kern
     query = prompt_query(prompt)
     if not query:
         return PromptContext(query, floor, [], None)
-    result = recall(query, directory=project, limit=RESULTS, ranking="lexical", kernel=kernel)
+    result = recall(query, directory=project, limit=RESULTS, ranking="lexical", kernel=kernel, index=True)
     kept = [hit for hit in result.results if hit.score >= floor]
     context = PromptContext(query, floor, kept, None)
     context.skipped = result.skipped

@@ -19,6 +19,12 @@ class WriteResult:
     def to_json(self) -> dict[str, Any]:
         return {"written": self.written}
 
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain Python values (:mod:`mem_core.plain`)."""
+        from mem_core.plain import plain
+
+        return plain(self.to_json())
+
 
 def write(
     *,

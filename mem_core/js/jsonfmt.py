@@ -33,11 +33,18 @@ __all__ = [
     "reorder",
     "parsed_order",
     "JSONError",
+    "JSONDepthError",
 ]
 
 
 class JSONError(ValueError):
     """Raised by :func:`loads` for text that ``JSON.parse`` would reject."""
+
+
+class JSONDepthError(JSONError):
+    """Raised by :func:`loads` for JSON nested deeper than Python's decoder
+    goes: a corrupt value for ``mem`` (mem-cli.md §8, improve v0.2), never
+    Python's recursion message."""
 
 
 def _reject_constant(name: str) -> Any:
@@ -57,6 +64,8 @@ def loads(text: str) -> Any:
         value, end = _decoder.raw_decode(stripped)
     except json.JSONDecodeError as exc:
         raise JSONError(str(exc)) from None
+    except RecursionError:
+        raise JSONDepthError("JSON nested too deeply") from None
     if end != len(stripped):
         raise JSONError("Unexpected non-whitespace character after JSON")
     return value

@@ -175,11 +175,23 @@ def parse(text: str) -> Any:
     with the message V8 gives (``Unexpected end of JSON input`` …)."""
     try:
         value = jsonfmt.loads(text)
+    except jsonfmt.JSONDepthError:  # deeper than Python's JSON decoder goes
+        raise MemError(_depth_message(text)) from None
     except jsonfmt.JSONError:
         raise MemError(json_error_message(text) or "Unexpected token in JSON") from None
-    except RecursionError:  # deeper than Python's JSON decoder goes
+    try:
+        return jsonfmt.parsed_order(value, text)
+    except RecursionError:
         raise MemError("Maximum call stack size exceeded") from None
-    return jsonfmt.parsed_order(value, text)
+
+
+def _depth_message(text: str) -> str:
+    """What Node says of JSON too deep for Python: V8's parser is iterative,
+    so a syntax error gets its message; valid JSON overflows the stack later."""
+    try:
+        return json_error_message(text) or "Maximum call stack size exceeded"
+    except RecursionError:
+        return "Maximum call stack size exceeded"
 
 
 class _ParseFailure(Exception):

@@ -24,6 +24,17 @@ class PluginsReport:
             data["problems"] = self.problems
         return data
 
+    @property
+    def count(self) -> int:
+        """How many plugins."""
+        return len(self.plugins)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain Python values (:mod:`mem_core.plain`)."""
+        from mem_core.plain import plain
+
+        return plain(self.to_json())
+
 
 def plugins_report(kernel: Kernel | None = None) -> PluginsReport:
     """Every plugin loaded (or broken) and what it provides."""

@@ -49,6 +49,7 @@ from mem_core.memories.records import (
     MemoryFilter,
     project_store_dir,
 )
+from mem_core.plain import PlainResult
 from mem_core.textsafe import escape as _escape
 from mem_core.textsafe import visible_name
 
@@ -121,7 +122,7 @@ CHANGED_WHILE_ASKING = "The memory changed while waiting for confirmation; nothi
 # -- models -----------------------------------------------------------------
 
 
-class Memory(BaseModel):
+class Memory(PlainResult, BaseModel):
     """One structured memory, exactly the spec's fields (structured-memory.md)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -186,7 +187,7 @@ _MARKS = {
 }
 
 
-class RememberResult(BaseModel):
+class RememberResult(PlainResult, BaseModel):
     """What :func:`remember` did. JSON: ``{"memory", "created"}``."""
 
     memory: Memory
@@ -200,7 +201,7 @@ class RememberResult(BaseModel):
         return {"memory": self.memory.to_json(), "created": self.created}
 
 
-class MemoriesResult(BaseModel):
+class MemoriesResult(PlainResult, BaseModel):
     """The memories a listing, search or expiring query found.
     JSON: ``{"count", "memories"}``."""
 
@@ -212,12 +213,23 @@ class MemoriesResult(BaseModel):
     search: str | None = None
     #: the ``--expiring`` window as given (``7d``), if any
     expiring: str | None = None
+    #: with a ``limit``: how many matched before it was applied (``None``: no limit given)
+    total: int | None = None
+
+    @property
+    def count(self) -> int:
+        """How many memories the result holds."""
+        return len(self.memories)
 
     def to_json(self) -> dict[str, Any]:
-        return {"count": len(self.memories), "memories": [m.to_json() for m in self.memories]}
+        found: dict[str, Any] = {"count": len(self.memories)}
+        if self.total is not None:
+            found["total"] = self.total
+        found["memories"] = [m.to_json() for m in self.memories]
+        return found
 
 
-class ForgetResult(BaseModel):
+class ForgetResult(PlainResult, BaseModel):
     """The memory :func:`forget` removed. JSON: ``{"forgotten"}``."""
 
     memory: Memory
@@ -227,7 +239,7 @@ class ForgetResult(BaseModel):
         return {"forgotten": self.memory.to_json()}
 
 
-class VerifyResult(BaseModel):
+class VerifyResult(PlainResult, BaseModel):
     """The memory after :func:`verify`. JSON: ``{"memory", "changed"}``
     (``changed`` false: it was verified already)."""
 
@@ -239,7 +251,7 @@ class VerifyResult(BaseModel):
         return {"memory": self.memory.to_json(), "changed": self.changed}
 
 
-class ContextSummary(BaseModel):
+class ContextSummary(PlainResult, BaseModel):
     """The plain-text summary of a mind for an LLM's context.
 
     Layout (structured-memory.md, byte for byte)::
@@ -318,7 +330,7 @@ class ContextSummary(BaseModel):
         return data
 
 
-class HistoryEntry(BaseModel):
+class HistoryEntry(PlainResult, BaseModel):
     """One recorded version of a memory: ``version`` counts them from 1 (what
     ``mem memories restore`` takes), ``seq`` is the store's own order."""
 
@@ -338,7 +350,7 @@ class HistoryEntry(BaseModel):
         }
 
 
-class HistoryResult(BaseModel):
+class HistoryResult(PlainResult, BaseModel):
     """Every version of one memory, oldest first (deleted ones too).
     JSON: ``{"count", "history"}``."""
 
@@ -346,6 +358,11 @@ class HistoryResult(BaseModel):
     #: the memory as it was named
     ref: str = ""
     store: StoreName = "project"
+
+    @property
+    def count(self) -> int:
+        """How many versions."""
+        return len(self.entries)
 
     def to_json(self) -> dict[str, Any]:
         return {"count": len(self.entries), "history": [e.to_json() for e in self.entries]}
@@ -854,13 +871,13 @@ def list_memories(
         priority=level,
         include_expired=include_expired,
         expires_before=expires_before,
-        limit=None if judged_filter else count,
+        limit=None,  # applied below, so that the result says how many there were
     )
     from mem_core.memories.lifecycle import check_mind
 
     memories: list[Memory] = []
     if backend.exists(directory_path):
-        with backend.open(directory_path, create=False) as store:
+        with backend.open_read_only(directory_path) as store:
             check_mind(store, mind, mind_id, directory, kernel, user)
             records = store.search(words, where) if words is not None else store.query(where)
             memories = _judge(store, records, directory, kernel)
@@ -870,14 +887,16 @@ def list_memories(
         memories = [
             m for m in memories
             if (source is None or m.source == source) and (verified is None or m.verified is verified)
-        ][:count]  # fmt: skip
+        ]  # fmt: skip
+    total = None if count is None else len(memories)
     return MemoriesResult(
-        memories=memories,
+        memories=memories[:count],
         mind=mind_id,
         store=_store_name(user),
         now=now,
         search=search,
         expiring=expiring,
+        total=total,
     )
 
 
@@ -995,7 +1014,7 @@ def context_summary(
 
     memories: list[Memory] = []
     if backend.exists(directory_path):
-        with backend.open(directory_path, create=False) as store:
+        with backend.open_read_only(directory_path) as store:
             check_mind(store, mind, mind_id, directory, kernel, user)
             memories = _judge(store, store.query(MemoryFilter(now=now, mind_id=mind_id)), directory, kernel)
     else:
@@ -1046,7 +1065,7 @@ def memory_history(
     entries: list[dict[str, Any]] = []
     versions: list[Memory] = []
     if backend.exists(directory_path):
-        with backend.open(directory_path, create=False) as store:
+        with backend.open_read_only(directory_path) as store:
             if memory_id is None:
                 found = store.get_by_key(mind_id, category or "", key or "")
                 memory_id = found["id"] if found else None

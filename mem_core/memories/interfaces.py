@@ -86,6 +86,27 @@ class MemoryStore(ABC):
         without it a missing store raises ``MemError``. Failures are
         ``MemError`` with a one-line message."""
 
+    @classmethod
+    def open_read_only(cls, directory: str) -> MemoryStore:
+        """Open the existing store in ``directory`` for reading only: nothing
+        is created, migrated or changed, whatever the directory holds. A
+        store the backend does not recognise as its own (another schema, an
+        empty or foreign file, a newer version, not a regular file) is
+        refused with a one-line ``MemError``, untouched; writes
+        (:meth:`transaction`) are refused. Readers (``context``,
+        ``memories``, recall's source, the brief) open stores this way. The
+        default, for backends that predate it, is ``open(directory,
+        create=False)``."""
+        return cls.open(directory, create=False)
+
+    def doctor(self, fix: bool) -> list[dict[str, str]]:
+        """Health checks of the open store for ``mem doctor``: one dict per
+        check, ``{"name", "status", "detail"}`` with ``status`` one of
+        ``ok warn error fixed``; with ``fix``, repair what is safe to repair
+        (e.g. rebuild a search index) and report it ``fixed``. Never changes
+        a memory. By default: no checks."""
+        return []
+
     @property
     @abstractmethod
     def location(self) -> str:

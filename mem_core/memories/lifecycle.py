@@ -103,7 +103,7 @@ def list_minds(*, user: bool = False, directory: str | None = None, kernel: Kern
     backend, directory_path, _mind = _target(kernel, user, directory, None)
     minds: list[tuple[str, int]] = []
     if backend.exists(directory_path):
-        with backend.open(directory_path, create=False) as store:
+        with backend.open_read_only(directory_path) as store:
             minds = store.minds()
     return MindsResult(minds=minds, store=_store_name(user))
 

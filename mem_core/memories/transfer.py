@@ -225,7 +225,7 @@ def export_memories(
     items: list[dict[str, Any]] = []
     location = None
     if backend.exists(directory_path):
-        with backend.open(directory_path, create=False) as store:
+        with backend.open_read_only(directory_path) as store:
             location = store.location
             items = _items(store)
     text = "".join(_line(item) for item in items)

@@ -15,14 +15,14 @@ so concurrent ``mem``/``bmad-plus mem`` processes never lose an update.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from mem_core.clock import now_iso
 from mem_core.errors import MemError
 from mem_core.files import PATTERN_SCORES as SCORES
-from mem_core.files import PROMOTIONS, append_record, os_error_message, read_text, safe_file, write_json, writer_lock
+from mem_core.files import PROMOTIONS, append_record, read_text, write_json, writer_lock
+from mem_core.files.io import check_appendable
 from mem_core.journal.records import deterministic_id
 from mem_core.js.jsonfmt import JSONError, dumps, loads, parsed_order, to_fixed
 from mem_core.js.numbers import js_to_number
@@ -150,6 +150,12 @@ class ReinforceResult:
         data["rankingEligible"] = False
         return data
 
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain Python values (:mod:`mem_core.plain`)."""
+        from mem_core.plain import plain
+
+        return plain(self.to_json())
+
 
 def parse_evidence(evidence: str | Sequence[str] | None) -> list[str]:
     """``--evidence``: comma-separated ids, each trimmed, empties dropped."""
@@ -166,17 +172,13 @@ def read_scores(project: str) -> dict[str, Any]:
     refused with :data:`CORRUPT_SCORES` — ``bmad-plus mem`` would silently
     start over and drop every other pattern's score.
     """
-    path = safe_file(project, SCORES)
-    if not os.path.exists(path):
+    # (improve, v0.2) read under §8's rules, without blocking: a FIFO, a
+    # directory or an over-size file is refused, and so is malformed UTF-8
+    # (Node would read it as U+FFFD and write the replacement back)
+    text = read_text(project, SCORES, missing=True)
+    if text is None:
         return {}
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise MemError(os_error_message(exc, "open", path)) from None
-    try:
-        # as Node reads it: malformed UTF-8 becomes U+FFFD
-        text = data.decode("utf-8", errors="replace")
         scores = loads(text)
     except (JSONError, RecursionError):
         raise MemError(CORRUPT_SCORES) from None
@@ -262,11 +264,15 @@ def reinforce(
             # assigning to an absent "__proto__" replaces the object's
             # prototype in JavaScript: the store does not gain the key
             scores[pattern] = next_score
-        # in JavaScript key order already (read_scores), and dumps keeps that order
-        write_json(project, SCORES, scores)
         promotion = None
         if next_score["mean"] >= PROMOTION_MEAN and js_to_number(next_score["updates"]) >= PROMOTION_MIN_UPDATES:
-            promotion = append_record(project, PROMOTIONS, proposal(pattern, now, next_score, evidence_ids))
+            promotion = proposal(pattern, now, next_score, evidence_ids)
+            # (improve, v0.2) the promotion must be appendable before the
+            # scores change: a refusal leaves both files as they were
+            check_appendable(project, PROMOTIONS, len((dumps(promotion) + "\n").encode("utf-8", "surrogatepass")))
+        write_json(project, SCORES, scores)  # in JavaScript key order already (read_scores)
+        if promotion is not None:
+            append_record(project, PROMOTIONS, promotion)
     return ReinforceResult(pattern, reward, recorded, previous, next_score, promotion, evidence_ids)
 
 

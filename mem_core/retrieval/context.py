@@ -17,10 +17,11 @@ from mem_core.errors import MemError
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
     from mem_core.memories.interfaces import MemoryStore
+    from mem_core.retrieval.diskindex import IndexedSource, Indexer
     from mem_core.retrieval.interfaces import Query, Ranker
     from mem_core.settings import Settings
 
-__all__ = ["SourceContext", "RankContext"]
+__all__ = ["SourceContext", "RankContext", "IndexedNote"]
 
 T = TypeVar("T")
 
@@ -34,14 +35,18 @@ def _split_note(markdown: str, shown: str) -> tuple[str, tuple[tuple[str, str], 
 class SourceContext:
     """Given to :meth:`NoteSource.candidates` for one recall."""
 
-    __slots__ = ("_kernel", "_query", "_settings", "_skipped", "_read")
+    __slots__ = ("_kernel", "_query", "_settings", "_skipped", "_read", "_index_dir")
 
-    def __init__(self, kernel: Kernel, query: Query, settings: Settings | None = None) -> None:
+    def __init__(
+        self, kernel: Kernel, query: Query, settings: Settings | None = None, *, index_dir: str | None = None
+    ) -> None:
         self._kernel = kernel
         self._query = query
         self._settings = settings if settings is not None else kernel.settings.for_project(query.project)
         self._skipped: list[dict[str, str]] = []
         self._read: set[str] = set()
+        #: where the on-disk recall index is, when this recall uses it
+        self._index_dir = index_dir
 
     @property
     def settings(self) -> Settings:
@@ -110,7 +115,26 @@ class SourceContext:
             self.skip(shown_as or relative, exc.message)
             return None
 
-    def note(self, root: str, relative: str, build: Callable[[str, str], T]) -> T | None:
+    def indexed(self, root: str, relative: str, indexer: Indexer) -> IndexedSource | None:
+        """``root/relative`` from the on-disk recall index
+        (:mod:`mem_core.retrieval.diskindex`), validated against the file
+        as it is now (indexed now if needed), when this recall uses the
+        index and the ranker drops what shares no word with the query.
+        ``None`` otherwise, and when the file is missing, unsafe or cannot
+        be indexed exactly: the source then reads it as usual (which reports
+        an unsafe file)."""
+        if self._index_dir is None or self._query.match_tokens is None:
+            return None
+        from mem_core.retrieval.diskindex import open_indexed
+
+        try:
+            return open_indexed(self._index_dir, root, relative, indexer)
+        except (MemError, OSError):
+            return None
+
+    def note(
+        self, root: str, relative: str, build: Callable[[str, str], T], *, indexer: Indexer | None = None
+    ) -> T | IndexedNote | None:
         """The Markdown note ``root/relative`` as ``build(text, shown)``
         made it, through :meth:`cached` (``shown``: the file's path relative
         to the project, as results and skips show it). ``None`` when it does
@@ -124,6 +148,10 @@ class SourceContext:
         if not exists or not self.first_read(path):
             return None
         shown = os.path.relpath(path, self._query.project).replace(os.sep, "/")
+        if indexer is not None:
+            indexed = self.indexed(root, relative, indexer)
+            if indexed is not None:
+                return IndexedNote(indexed, shown)
         return self.cached(root, relative, build, shown, shown_as=shown)
 
     def sections(self, root: str, relative: str) -> tuple[str, list[tuple[str, str]]] | None:
@@ -133,7 +161,7 @@ class SourceContext:
         :meth:`note`. ``None`` when it does not exist, is skipped, or was
         already read in this recall."""
         note = self.note(root, relative, _split_note)
-        return None if note is None else (note[0], list(note[1]))
+        return None if note is None else (note[0], list(note[1]))  # type: ignore[index]
 
     def memory_store(self) -> type[MemoryStore]:
         """The structured-memory backend class the project uses (settings and
@@ -144,6 +172,17 @@ class SourceContext:
 
         directory = os.path.join(self._query.project, PROJECT_STORE_DIR)
         return choose_store(self._settings, self._kernel.stores, directory)
+
+
+class IndexedNote:
+    """A note file served from the on-disk recall index: ``source`` (its
+    documents) and ``shown`` (its project-relative path)."""
+
+    __slots__ = ("source", "shown")
+
+    def __init__(self, source: IndexedSource, shown: str) -> None:
+        self.source = source
+        self.shown = shown
 
 
 class RankContext:

@@ -213,16 +213,24 @@ class CandidateBlock:
     candidate it will not return (the lexical ranker does); to any other
     ranker a block is just its candidates, in order (:class:`Candidates`).
     ``make`` must return candidates whose ``terms`` are ``index.terms`` at
-    that position; each is made once per block.
+    that position (or none); each is made once per block. ``unit_weight``:
+    every candidate of the block weighs exactly 1 (Markdown sections), so a
+    ranker may keep only the block's own best ``limit`` texts.
     """
 
-    __slots__ = ("index", "tokens", "_make", "_made")
+    __slots__ = ("index", "tokens", "unit_weight", "_make", "_made")
 
     def __init__(
-        self, index: TermIndex, make: Callable[[int], Candidate], *, tokens: Sequence[str] | None = None
+        self,
+        index: TermIndex,
+        make: Callable[[int], Candidate],
+        *,
+        tokens: Sequence[str] | None = None,
+        unit_weight: bool = False,
     ) -> None:
         self.index = index
         self.tokens = None if tokens is None else tuple(tokens)
+        self.unit_weight = unit_weight
         self._make = make
         self._made: dict[int, Candidate] = {}
 

@@ -137,6 +137,11 @@ def insert(store: MemoryStore, *records: dict[str, Any]) -> None:
             store.insert(r, at=r["created_at"])
 
 
+def _inherits(cls: type[MemoryStore], name: str) -> bool:
+    """Whether ``cls`` keeps :class:`MemoryStore`'s own ``name``."""
+    return getattr(cls, name).__func__ is getattr(MemoryStore, name).__func__  # type: ignore[no-any-return]
+
+
 def _sample() -> list[dict[str, Any]]:
     """Memories varied in every filtered field, with ties in priority and time."""
     records = []
@@ -217,6 +222,47 @@ class MemoryStoreContract:
         assert mem_store_class.exists(mem_store_directory)
         with mem_store_class.open(mem_store_directory, create=False) as store:
             assert store.query(MemoryFilter(now=NOW)) == []
+
+    def test_a_read_only_open_of_a_missing_store_creates_nothing(
+        self, mem_store_class: type[MemoryStore], mem_store_directory: str
+    ) -> None:
+        with pytest.raises(MemError):
+            mem_store_class.open_read_only(mem_store_directory)
+        assert not mem_store_class.exists(mem_store_directory)
+        assert not Path(mem_store_directory).exists()
+
+    def test_a_read_only_store_reads_everything_and_refuses_writes(
+        self, mem_store_class: type[MemoryStore], mem_store_directory: str, mem_store_opener: StoreOpener
+    ) -> None:
+        r = record(content="read only docker", tags=["ro"])
+        with mem_store_opener() as store:
+            insert(store, r)
+        with mem_store_class.open_read_only(mem_store_directory) as reader:
+            assert reader.get(r["id"]) == r
+            assert reader.get_by_key(r["mind_id"], r["category"], r["key"]) == r
+            assert reader.query(MemoryFilter(now=NOW)) == [r]
+            assert reader.search(["docker"], MemoryFilter(now=NOW)) == [r]
+            assert reader.recall_candidates(["docker"], now=NOW) == [r]
+            assert [e["action"] for e in reader.history(r["id"])] == ["create"]
+            if _inherits(mem_store_class, "open_read_only"):
+                return  # MemoryStore's default open_read_only is a writable open: reads only
+            with pytest.raises(MemError):
+                with reader.transaction():
+                    reader.insert(record(), at=NOW)
+        with mem_store_opener() as store:
+            assert store.query(MemoryFilter(now=NOW)) == [r]
+
+    def test_doctor_reports_named_checks(self, mem_store: MemoryStore) -> None:
+        insert(mem_store, record())
+        for fix in (False, True):
+            checks = mem_store.doctor(fix)
+            assert isinstance(checks, list)
+            for check in checks:
+                assert set(check) == {"name", "status", "detail"}
+                assert check["status"] in {"ok", "warn", "error", "fixed"}
+                assert all(isinstance(v, str) and "\n" not in v for v in check.values())
+            # a healthy store: nothing to repair
+            assert all(c["status"] in {"ok", "warn"} for c in checks)
 
     def test_a_closed_store_is_unusable(self, mem_store_opener: StoreOpener) -> None:
         store = mem_store_opener()

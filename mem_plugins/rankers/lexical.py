@@ -131,7 +131,10 @@ def top_candidates(query: Query, candidates: Sequence[Candidate], limit: int) ->
     buckets: list[tuple[float, int, Collection[int]]] = []
     for number, part in enumerate(parts):
         if isinstance(part, CandidateBlock) and part.covers(tokens):
-            _block_buckets(tokens, part, number, buckets)
+            if part.unit_weight and len(tokens) > 1:
+                _best_of_block(tokens, part, number, buckets, limit)
+            else:
+                _block_buckets(tokens, part, number, buckets)
         else:
             for position, candidate in enumerate(part):
                 score = _score(tokens, candidate)
@@ -216,6 +219,70 @@ def _block_buckets(
                 hits_one = 0.0
                 hits_one += _one_plus_log(f)
                 buckets.append(((hits_one * share) / math.sqrt(length), number, alone))
+
+
+def _best_of_block(
+    tokens: Sequence[str],
+    block: CandidateBlock,
+    number: int,
+    buckets: list[tuple[float, int, Collection[int]]],
+    limit: int,
+) -> None:
+    """The lexical scores of (at least) the ``limit`` best texts of a block
+    whose candidates all weigh 1 — no other text of it can reach the top
+    ``limit`` of the recall, since that many of its own come before it —
+    found without scoring every text that holds a query word (the
+    threshold algorithm: the groups of texts holding each query word are
+    visited best first, and the visit stops once no text left unseen can
+    beat the ``limit``-th best seen). Each text seen is scored with the
+    operations of :func:`_block_buckets`, so the scores are the same bits."""
+    index = block.index
+    width = len(tokens)
+    lengths = index.lengths
+    sqrt = math.sqrt
+    counts = [index.counts(q) for q in tokens]
+    # per word: its groups of texts, best contribution first
+    lists = []
+    for q in tokens:
+        groups = sorted(index.groups(q), key=lambda g: _one_plus_log(g[0]) / sqrt(g[1]), reverse=True)
+        lists.append(groups)
+    heads = [0] * width
+    seen: set[int] = set()
+    best: list[float] = []  # min-heap of the `limit` best scores seen
+    scored: list[tuple[float, int, Collection[int]]] = []
+    while True:
+        bound = 0.0
+        for w in range(width):
+            if heads[w] < len(lists[w]):
+                f, length, _positions = lists[w][heads[w]]
+                bound += _one_plus_log(f) / sqrt(length)
+        if bound == 0.0:
+            break  # every group visited
+        if len(best) >= limit and best[0] > bound * (1 + 1e-9):
+            break  # a text not seen yet scores at most `bound` (coverage ≤ 1): below the `limit` best
+        for w in range(width):  # one group of each word, round robin
+            if heads[w] >= len(lists[w]):
+                continue
+            _f, _length, positions = lists[w][heads[w]]
+            heads[w] += 1
+            for position in positions:
+                if position in seen:
+                    continue
+                seen.add(position)
+                hits = 0.0
+                matched = 0
+                for held in counts:
+                    f = held.get(position)
+                    if f is not None:
+                        hits += _one_plus_log(f)
+                        matched += 1
+                score = (hits * (matched / width)) / sqrt(lengths[position])
+                scored.append((score, number, (position,)))
+                if len(best) < limit:
+                    heapq.heappush(best, score)
+                elif score > best[0]:
+                    heapq.heapreplace(best, score)
+    buckets.extend(scored)
 
 
 class LexicalRanker(Ranker):

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import itertools
+import os
+import re
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import Any
 
 from mem_core.plugin import (
     JOURNAL,
+    Built,
     Candidate,
     CandidateBlock,
+    DiskTermIndex,
+    Doc,
+    IndexCorrupt,
+    IndexedSource,
+    Indexer,
     JSONError,
+    LazyCandidate,
     MemError,
     NoteSource,
     OnSecondUse,
@@ -28,6 +38,10 @@ from mem_core.plugin import (
     truthy,
 )
 
+#: an ISO-8601 UTC time, which ``Date.parse`` reads the same in every time zone
+_UTC = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,3})?Z\Z")
+#: where ``mem archive`` puts the oldest lines (mem_core.journal.archive.ARCHIVE_DIR)
+ARCHIVE_DIR = ".bmad/memory/archive"
 HALF_LIFE_DAYS = 30
 DAY_MS = 86_400_000
 _TEXT_KEYS = ("agent", "cli", "model", "task", "outcome")
@@ -42,8 +56,41 @@ class JournalSource(NoteSource):
     order = 10
 
     def candidates(self, query: Query, context: SourceContext) -> Iterator[Candidate | CandidateBlock]:
+        archive = os.path.isdir(os.path.join(query.project, ARCHIVE_DIR))  # no archive: one stat
+        if not archive:
+            # with an archive the live text decides which archived lines count
+            # (_archived), so the journal is read as it is, not through the index
+            indexed = context.indexed(query.project, JOURNAL, JOURNAL_INDEXER)
+            if indexed is not None:
+                return _indexed_candidates(indexed, query)
         journal = context.cached(query.project, JOURNAL, JournalFile)
-        return iter(()) if journal is None else journal.candidates(query)
+        live = iter(()) if journal is None else journal.candidates(query)
+        if not archive:
+            return live
+        return itertools.chain(_archived(query, context, journal), live)
+
+
+def _archived(
+    query: Query, context: SourceContext, journal: JournalFile | None
+) -> Iterator[Candidate | CandidateBlock]:
+    """The events of ``mem archive``'s journal archives, oldest first (so
+    that ties sort as they did in the live journal). An archive whose text
+    is still the beginning of the live journal (a run interrupted before
+    its cut) is left out: its events are counted once, in the journal."""
+    try:
+        names = sorted(
+            n
+            for n in os.listdir(os.path.join(query.project, ARCHIVE_DIR))
+            if n.startswith("journal-") and n.endswith(".ndjson")
+        )
+    except OSError:
+        return
+    live = journal.text if journal is not None else ""
+    for name in names:
+        archived = context.cached(query.project, f"{ARCHIVE_DIR}/{name}", JournalFile)
+        if archived is None or (archived.text and live.startswith(archived.text)):
+            continue
+        yield from archived.candidates(query)
 
 
 class JournalFile:
@@ -62,6 +109,10 @@ class JournalFile:
         self._text = text
         # no reference back to self: a one-shot recall frees it without the cyclic GC
         self._events: OnSecondUse[_Events] = OnSecondUse(partial(_Events, text))
+
+    @property
+    def text(self) -> str:
+        return self._text
 
     def candidates(self, query: Query) -> Iterator[Candidate | CandidateBlock]:
         events = self._events.get()
@@ -86,7 +137,10 @@ class _Events:
             if event is None:
                 self.null = True
                 break
-            scored, ref = _event_text(event, signals_json)
+            try:
+                scored, ref = _event_text(event, signals_json)
+            except RecursionError:  # nested too deep to show: a corrupt line (§8)
+                continue
             self.texts.append(scored)
             self.fields.append(
                 {"kind": "event", "source": "journal.ndjson", "ref": ref, "text": scored, "event": event}
@@ -118,12 +172,106 @@ def _candidates(text: str, query: Query) -> Iterator[Candidate]:
     for event in events:
         if event is None:  # as the reference fails on a `null` line
             raise MemError(NULL_EVENT)
-        scored, ref = _event_text(event, signals_json)
+        try:
+            scored, ref = _event_text(event, signals_json)
+        except RecursionError:  # nested too deep to show: a corrupt line (§8)
+            continue
         yield Candidate(
             scored_text=scored,
             fields={"kind": "event", "source": "journal.ndjson", "ref": ref, "text": scored, "event": event},
             weight=_decay(event.get("ts"), now_ms),
         )
+
+
+class _JournalIndexer(Indexer):
+    """The journal in the on-disk recall index: one document per event
+    line, with the line's byte offset and length (read back for a result)
+    and the event's time in milliseconds when it does not depend on the
+    local time zone (else NaN: parsed from the event when weighed).
+
+    Only a journal whose every non-blank line is one JSON value on its own
+    is indexed: then the whole-file parse of :func:`parse_lines` and a parse
+    line by line agree, with or without the line filter. A corrupt line (or a
+    ``null`` one, which fails recall) leaves the file to the unindexed path."""
+
+    key = "journal/1"
+    columns = "QId"
+    lines = True
+
+    def build(self, data: bytes, base: int) -> Built:
+        docs: list[Doc] = []
+        signals_json = _SignalsJSON()
+        offset = base
+        for raw in data.split(b"\n"):
+            start = offset
+            offset += len(raw) + 1
+            line = js_trim(raw.decode("utf-8"))
+            if not line:
+                continue
+            try:
+                event = json_loads(line)
+            except JSONError:
+                return Built(None)
+            if event is None:
+                return Built(None)
+            if not isinstance(event, dict):
+                continue
+            scored, _ref = _event_text(event, signals_json)
+            docs.append(Doc(Terms.of(scored), (start, len(raw), _event_ms(event.get("ts"))), b""))
+        return Built(docs)
+
+
+JOURNAL_INDEXER = _JournalIndexer()
+_NAN = float("nan")
+_INF = float("inf")
+
+
+def _event_ms(ts: Any) -> float:
+    """``parse_ms(ts)`` where it is the same everywhere (a number, no value,
+    an ISO-8601 UTC string): +inf for None (weight 1, as for ``None``), NaN
+    for anything else (parsed when needed)."""
+    if ts is None or ts is True or ts is False:
+        return _INF
+    if ts.__class__ is int or ts.__class__ is float:
+        return float(ts)
+    if ts.__class__ is str and _UTC.match(ts):
+        ms = parse_ms(ts)
+        return _INF if ms is None else ms
+    return _NAN
+
+
+def _indexed_candidates(indexed: IndexedSource, query: Query) -> Iterator[CandidateBlock]:
+    now_ms = query.now_ms
+    stamps = indexed.column(2)
+    starts = indexed.column(0)
+    sizes = indexed.column(1)
+    signals_json = _SignalsJSON()
+
+    def load(i: int) -> tuple[str, dict[str, Any]]:
+        line = js_trim(indexed.read(starts[i], sizes[i]).decode("utf-8"))
+        event = json_loads(line)
+        if not isinstance(event, dict):
+            raise IndexCorrupt(indexed.path or "")
+        scored, ref = _event_text(event, signals_json)
+        return scored, {"kind": "event", "source": "journal.ndjson", "ref": ref, "text": scored, "event": event}
+
+    def make(i: int) -> Candidate:
+        candidate: LazyCandidate
+        if now_ms is None:
+            return LazyCandidate(partial(load, i), 1.0)
+
+        def weight() -> float:
+            event_ms: float | None = stamps[i]
+            if event_ms != event_ms:  # NaN: not known without the event
+                event_ms = parse_ms(candidate.fields["event"].get("ts"))
+            if event_ms is None or not now_ms > event_ms:
+                return 1.0
+            return js_pow(0.5, (now_ms - event_ms) / DAY_MS / HALF_LIFE_DAYS)
+
+        candidate = LazyCandidate(partial(load, i), weight)
+        return candidate
+
+    yield CandidateBlock(DiskTermIndex(indexed), make, tokens=query.match_tokens)
 
 
 def _event_text(event: dict[str, Any], signals_json: _SignalsJSON) -> tuple[str, Any]:

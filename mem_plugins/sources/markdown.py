@@ -6,15 +6,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from functools import partial
+from typing import Any
 
 from mem_core.plugin import (
     NOTE_FILES,
+    Built,
     Candidate,
     CandidateBlock,
+    DiskTermIndex,
+    Doc,
+    IndexedNote,
+    IndexedSource,
+    Indexer,
+    LazyCandidate,
     OnSecondUse,
     Query,
     SourceContext,
     TermIndex,
+    Terms,
     split_sections,
 )
 
@@ -28,9 +37,48 @@ def note_candidates(
     ``query.match_tokens``, only those sharing a token with it once the file
     is indexed."""
     for file_name in NOTE_FILES:
-        note = context.note(root, f"{directory}/{file_name}", NoteFile)
-        if note is not None:
+        note = context.note(root, f"{directory}/{file_name}", NoteFile, indexer=NOTE_INDEXER)
+        if isinstance(note, IndexedNote):
+            yield _indexed_candidates(note.source, note.shown, query)
+        elif note is not None:
             yield from note.candidates(query)
+
+
+class _NoteIndexer(Indexer):
+    """A note file in the on-disk recall index: one document per ``### ``
+    section, its heading and text kept in the index (a result is made from
+    them, as :meth:`Candidate.note` makes it)."""
+
+    key = "note/1"
+    columns = ""
+
+    def build(self, data: bytes, base: int) -> Built:
+        docs = []
+        for heading, text in split_sections(data.decode("utf-8")):
+            head = heading.encode("utf-8", "surrogatepass")
+            blob = len(head).to_bytes(4, "little") + head + text.encode("utf-8", "surrogatepass")
+            docs.append(Doc(Terms.of(heading + "\n" + text), (), blob))
+        return Built(docs)
+
+
+NOTE_INDEXER = _NoteIndexer()
+
+
+def _indexed_candidates(source: IndexedSource, shown: str, query: Query) -> CandidateBlock:
+    name = shown.rsplit("/", 1)[-1]
+
+    def load(i: int) -> tuple[str, Any]:
+        blob = source.blob(i)
+        size = int.from_bytes(blob[:4], "little")
+        heading = blob[4 : 4 + size].decode("utf-8", "surrogatepass")
+        text = blob[4 + size :].decode("utf-8", "surrogatepass")
+        note = Candidate.note(heading, text, source=name, source_file=shown)
+        return note.scored_text, note.fields
+
+    def make(i: int) -> Candidate:
+        return LazyCandidate(partial(load, i), 1.0)
+
+    return CandidateBlock(DiskTermIndex(source), make, tokens=query.match_tokens, unit_weight=True)
 
 
 class NoteFile:
@@ -57,7 +105,7 @@ class NoteFile:
                 for heading, text in self.sections
             )
         candidates, index = indexed
-        return (CandidateBlock(index, candidates.__getitem__, tokens=query.match_tokens),)
+        return (CandidateBlock(index, candidates.__getitem__, tokens=query.match_tokens, unit_weight=True),)
 
 
 def _index(sections: tuple[tuple[str, str], ...], name: str, shown: str) -> tuple[list[Candidate], TermIndex]:

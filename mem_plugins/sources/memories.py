@@ -63,7 +63,7 @@ class StructuredMemories(NoteSource):
             # the ranker drops what shares no word with the query: the store
             # may leave out memories none of whose recall terms is a token
             tokens = list(query.tokens) if query.match_tokens is not None else None
-            with backend.open(project_store_dir(query.project), create=False) as store:
+            with backend.open_read_only(project_store_dir(query.project)) as store:
                 records = _judged(store.recall_candidates(tokens, now=query.now), store, query.project)
         except MemError as exc:
             if query.strict:

@@ -419,6 +419,9 @@ class PostgresStore(MemoryStore):
         self._namespace = namespace
         self._url = url
         self._in_transaction = False
+        self._read_only = False
+        #: the schema version a reader found (a writer migrates to SCHEMA_VERSION)
+        self._version = SCHEMA_VERSION
 
     @classmethod
     def bind(cls, dsn: str, *, variable: str | None = None) -> type[PostgresStore]:
@@ -479,6 +482,51 @@ class PostgresStore(MemoryStore):
             raise
         return cls(conn, store_id, namespace, url)
 
+    @classmethod
+    def open_read_only(cls, directory: str) -> PostgresStore:
+        """See :meth:`MemoryStore.open_read_only`: the session's transactions
+        are read-only (``default_transaction_read_only``), nothing is
+        migrated, and neither the schema nor the namespace nor the marker is
+        ever created; a database without ``mem``'s tables, of a newer
+        schema, or without the marker's namespace is refused."""
+        marker = os.path.join(directory, MARKER)
+        if os.path.islink(marker):
+            raise MemError(SYMLINK)
+        namespace = _read_marker(marker)
+        if namespace is None:
+            raise MemError(f"No memory store at {marker}.")
+        if cls.dsn is None:
+            from mem_core.settings import load_settings
+
+            return cls.configure(load_settings()).open_read_only(directory)
+        dsn = cls.dsn
+        if not dsn.strip():
+            raise MemError(
+                f"The postgres memory store needs {cls.dsn_env}: a libpq connection string or URL of its database."
+            )
+        conn, url = _connect(dsn, cls.dsn_env, read_only=True)
+        try:
+            with _errors(url, dsn):
+                version, store_id = _probe(conn, namespace)
+            if version == 0:
+                raise MemError(
+                    f"Memory store database {url} has no mem tables (no memory store {namespace}, named by {marker})."
+                )
+            if version > SCHEMA_VERSION:
+                raise MemError(
+                    f"Memory store database {url} has schema version {version}; this mem knows up to "
+                    f"{SCHEMA_VERSION}. Upgrade mem to use it."
+                )
+            if store_id is None:
+                raise MemError(f"No memory store {namespace} in {url} (named by {marker}).")
+        except BaseException:
+            conn.close()
+            raise
+        store = cls(conn, store_id, namespace, url)
+        store._read_only = True
+        store._version = version
+        return store
+
     @property
     def location(self) -> str:
         from urllib.parse import quote
@@ -495,6 +543,20 @@ class PostgresStore(MemoryStore):
         """How many of :data:`MIGRATIONS` the database has applied."""
         with self._errors():
             return _version(self._connection())
+
+    def doctor(self, fix: bool) -> list[dict[str, str]]:
+        """``schema``: the database's schema version against this mem's
+        (nothing to repair: PostgreSQL keeps its indexes consistent)."""
+        version = self.schema_version
+        if version == SCHEMA_VERSION:
+            return [{"name": "schema", "status": "ok", "detail": f"version {version}"}]
+        status = "warn" if version < SCHEMA_VERSION else "error"
+        detail = (
+            f"version {version}; the next write upgrades it to {SCHEMA_VERSION}"
+            if version < SCHEMA_VERSION
+            else f"version {version}; this mem knows up to {SCHEMA_VERSION}"
+        )
+        return [{"name": "schema", "status": status, "detail": detail}]
 
     def close(self) -> None:
         if self._conn is not None:
@@ -516,6 +578,8 @@ class PostgresStore(MemoryStore):
         if self._in_transaction:
             raise RuntimeError("a memory store transaction is already open")
         conn = self._connection()
+        if self._read_only:
+            raise MemError(f"Memory store {self.location} is open for reading only.")
         self._in_transaction = True
         try:
             with self._errors(), conn.transaction():
@@ -631,6 +695,14 @@ class PostgresStore(MemoryStore):
         return self.signatures_of([memory_id]).get(memory_id, [])
 
     def signatures_of(self, memory_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        if self._version < 4:  # read-only, not yet migrated: the rows step 4 will write, computed
+            from mem_core.memories.trust import terminal_signature
+
+            verified = self._rows(
+                f"SELECT {_FIELDS} FROM mem_memories WHERE store = %s AND verified AND id = ANY(%s::text[])",
+                (self._store_id, list(memory_ids)),
+            )
+            return {r["id"]: [terminal_signature(r, r["updated_at"])] for r in map(_record, verified)}
         rows = self._rows(
             "SELECT memory_id, by, fingerprint, verified_at, signature FROM mem_signatures "
             "WHERE store = %s AND memory_id = ANY(%s::text[]) ORDER BY seq",
@@ -777,9 +849,10 @@ def _write_marker(directory: str, marker: str, namespace: str) -> None:
         raise MemError(f"Cannot write the memory store marker {marker}: {exc.strerror}.") from None
 
 
-def _connect(dsn: str, variable: str) -> tuple[psycopg.Connection[Any], str]:
+def _connect(dsn: str, variable: str, *, read_only: bool = False) -> tuple[psycopg.Connection[Any], str]:
     """A connection in autocommit mode (transactions are explicit), and the
-    server's URL without secrets."""
+    server's URL without secrets; with ``read_only``, every transaction of
+    the session is read-only (set at connection time: no extra round trip)."""
     try:
         import psycopg
         from psycopg.conninfo import conninfo_to_dict, make_conninfo
@@ -793,7 +866,8 @@ def _connect(dsn: str, variable: str) -> tuple[psycopg.Connection[Any], str]:
         ) from None
     url = _url(params)
     options = str(params.get("options") or "")
-    params["options"] = f"{options} -c lock_timeout={LOCK_TIMEOUT_SECONDS * 1000}".strip()
+    read_only_option = " -c default_transaction_read_only=on" if read_only else ""
+    params["options"] = f"{options} -c lock_timeout={LOCK_TIMEOUT_SECONDS * 1000}{read_only_option}".strip()
     params.setdefault("connect_timeout", CONNECT_TIMEOUT_SECONDS)
     params.setdefault("application_name", "mem")
     try:

@@ -230,6 +230,24 @@ def _insert_signature(conn: sqlite3.Connection, signature: dict[str, Any]) -> No
 
 _SIGNATURE_FIELDS = ("memory_id", "by", "fingerprint", "verified_at", "signature")
 
+
+def _signatures_before_step_5(store: SqliteStore, memory_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """What a reader of a database from before the signatures table reads:
+    the terminal rows :func:`_migrate_5` will write (a verified memory was
+    confirmed at a terminal then), computed, nothing written."""
+    from mem_core.memories.trust import terminal_signature
+
+    wanted = set(memory_ids)
+    with store._errors():
+        rows = store._connection().execute(f"SELECT {_COLUMNS} FROM memories WHERE verified = 1").fetchall()
+    found: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        record = _record(row)
+        if record["id"] in wanted:
+            found[record["id"]] = [terminal_signature(record, record["updated_at"])]
+    return found
+
+
 #: ordered schema steps; ``PRAGMA user_version`` = how many are applied
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _migrate_1,
@@ -308,61 +326,114 @@ class SqliteStore(MemoryStore):
         self._path = path
         self._conn: sqlite3.Connection | None = conn
         self._in_transaction = False
+        self._read_only = False
+        #: the schema version of the open database
+        self._version = SCHEMA_VERSION
 
     # -- opening ---------------------------------------------------------
 
     @classmethod
     def exists(cls, directory: str) -> bool:
-        return os.path.isfile(os.path.join(directory, FILE))
+        # anything at the path counts (a directory, a FIFO …): opening it is
+        # then an error, never an empty store
+        return os.path.lexists(os.path.join(directory, FILE))
 
     @classmethod
     def open(cls, directory: str, *, create: bool) -> SqliteStore:
         import sqlite3
 
         path = os.path.join(directory, FILE)
-        for name in (FILE, FILE + "-wal", FILE + "-shm", FILE + "-journal"):
-            if os.path.islink(os.path.join(directory, name)):
-                raise MemError(SYMLINK)
-        if not os.path.isfile(path):
+        found = _examine(directory)
+        if found is None:
             if not create:
                 raise MemError(f"No memory store at {path}.")
             try:
                 os.makedirs(directory, exist_ok=True)
             except OSError as exc:
                 raise MemError(f"Cannot create the memory store directory {directory}: {exc.strerror}.") from None
+        else:  # refused before anything is opened for writing
+            _check(_probe(path, *found)[0], path, create=create)
         try:
-            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+            conn = sqlite3.connect(
+                _uri(path, mode="rw" if found else "rwc"), timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, uri=True
+            )
         except sqlite3.Error as exc:
             raise _error(exc, path) from None
         store = cls(path, conn)
         try:
             with store._errors():
                 conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+                # only a database that is mem's own (or holds nothing) is
+                # switched to WAL and migrated
+                _check(_identify(conn), path, create=create)
                 mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
                 if str(mode).lower() != "wal":  # pragma: no cover - e.g. a read-only medium
                     raise MemError(f"Memory store {path} cannot use WAL mode (journal mode {mode}).")
                 conn.execute("PRAGMA synchronous = FULL")
                 conn.execute("PRAGMA foreign_keys = ON")
-                store._migrate()
+                store._migrate(create)
         except BaseException:
             conn.close()
             raise
         return store
 
-    def _migrate(self) -> None:
+    @classmethod
+    def open_read_only(cls, directory: str) -> SqliteStore:
+        """See :meth:`MemoryStore.open_read_only`. The file is examined
+        before SQLite opens it (a non-regular file, an empty file, a file
+        that is not SQLite, a ``user_version`` of 0 are refused without
+        touching anything); its tables are then read through a connection
+        that cannot write (``mode=ro``; ``immutable=1`` when no ``-wal``
+        file exists, so that a refused database does not even get SQLite's
+        ``-wal``/``-shm`` files), and the memories through ``mode=ro``.
+
+        ``immutable=1`` for the memories themselves only when ``mode=ro``
+        cannot open them (a read-only directory where the ``-wal``/``-shm``
+        files cannot be made) and no ``-wal`` file exists: SQLite then reads
+        the main file without locks, which is safe because no writer can
+        work on a WAL database in a directory where its ``-wal`` file cannot
+        be created, and with no ``-wal`` file every commit is in the main
+        file. (A directory that is read-only for this user but writable for
+        another one who writes at the same moment could give one read a
+        torn view; it changes nothing on disk.)"""
+        import sqlite3
+
+        path = os.path.join(directory, FILE)
+        found = _examine(directory)
+        if found is None:
+            raise MemError(f"No memory store at {path}.")
+        kind, wal = found
+        identity, conn = _probe(path, kind, wal, keep=True)
+        _check(identity, path, create=False)
+        try:
+            if conn is None:
+                conn = _reader(path, immutable=False)
+        except sqlite3.Error as exc:
+            if wal is not None or "unable to open" not in str(exc):
+                raise _error(exc, path) from None
+            try:  # a read-only directory: see the docstring
+                conn = _reader(path, immutable=True)
+            except sqlite3.Error as again:
+                raise _error(again, path) from None
+        store = cls(path, conn)
+        store._read_only = True
+        store._version = identity[1]
+        return store
+
+    def _migrate(self, create: bool) -> None:
         conn = self._connection()
-        if self._user_version() == SCHEMA_VERSION:
+        version = self._user_version()
+        if version == SCHEMA_VERSION:
+            self._version = version
             return
         with self.transaction():
-            version = self._user_version()  # another process may have migrated meanwhile
-            if version > SCHEMA_VERSION:
-                raise MemError(
-                    f"Memory store {self._path} has schema version {version}; this mem knows up to "
-                    f"{SCHEMA_VERSION}. Upgrade mem to use it."
-                )
+            # another process may have changed it meanwhile
+            _check(_identify(conn), self._path, create=create)
+            version = self._user_version()
             for step in MIGRATIONS[version:]:
                 step(conn)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self._version = SCHEMA_VERSION
 
     def _user_version(self) -> int:
         return int(self._connection().execute("PRAGMA user_version").fetchone()[0])
@@ -403,6 +474,8 @@ class SqliteStore(MemoryStore):
         if self._in_transaction:
             raise RuntimeError("a memory store transaction is already open")
         conn = self._connection()
+        if self._read_only:
+            raise MemError(f"Memory store {self._path} is open for reading only.")
         with self._errors():
             conn.execute("BEGIN IMMEDIATE")
         self._in_transaction = True
@@ -545,6 +618,10 @@ class SqliteStore(MemoryStore):
             return self.query(MemoryFilter(now=now))
         if not tokens:
             return []
+        if self._version < 2:  # read-only, not yet migrated: no terms index, every memory
+            from mem_core.memories.records import MemoryFilter
+
+            return self.query(MemoryFilter(now=now))
         sql = (
             f"SELECT {_M_COLUMNS} FROM memory_terms JOIN memories m ON m.n = memory_terms.rowid "
             "WHERE memory_terms MATCH ? AND (m.expires_at IS NULL OR m.expires_at > ?) "
@@ -559,6 +636,8 @@ class SqliteStore(MemoryStore):
         return self.signatures_of([memory_id]).get(memory_id, [])
 
     def signatures_of(self, memory_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        if self._version < 5:  # read-only, not yet migrated: the rows step 5 will write
+            return _signatures_before_step_5(self, memory_ids)
         found: dict[str, list[dict[str, Any]]] = {}
         conn = self._connection()
         with self._errors():
@@ -578,6 +657,122 @@ class SqliteStore(MemoryStore):
         for row in rows:
             found.setdefault(row[0], []).append(dict(zip(_SIGNATURE_FIELDS, row, strict=True)))
         return found
+
+    # -- health ------------------------------------------------------------
+
+    def doctor(self, fix: bool) -> list[dict[str, str]]:
+        """``schema`` (the version against this mem's), ``integrity``
+        (``PRAGMA integrity_check``), ``search index`` (the FTS5 index
+        against the memories: FTS5's ``integrity-check``), ``recall terms``
+        (one terms row per memory). With ``fix``, a damaged search index is
+        rebuilt and missing or stray recall terms rewritten, in one write
+        transaction (exclusive across processes); a read-only store opens a
+        writing connection for it. Damage ``integrity_check`` reports is
+        never "fixed": it needs a person (and a backup)."""
+        import sqlite3
+
+        checks: list[dict[str, str]] = []
+        conn = self._connection()
+        version = self._user_version()
+        if version == SCHEMA_VERSION:
+            checks.append(_check_result("schema", "ok", f"version {version}"))
+        else:
+            checks.append(
+                _check_result("schema", "warn", f"version {version}; the next write upgrades it to {SCHEMA_VERSION}")
+            )
+        try:
+            problems = [str(row[0]) for row in conn.execute("PRAGMA integrity_check").fetchall()]
+        except sqlite3.Error as exc:
+            problems = [str(exc)]
+        if problems == ["ok"]:
+            checks.append(_check_result("integrity", "ok", "integrity_check: ok"))
+        else:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            checks.append(_check_result("integrity", "error", f"integrity_check: {problems[0]}{more}"))
+        index_ok, terms_bad = self._indexes_ok()
+        if index_ok is None:
+            checks.append(_check_result("search index", "warn", "not checked: the database cannot be written here"))
+        repair = fix and (index_ok is False or bool(terms_bad))
+        if repair:
+            writer = self if not self._read_only else SqliteStore.open(os.path.dirname(self._path), create=False)
+            try:
+                with writer.transaction():
+                    wconn = writer._writing()
+                    with writer._errors():
+                        if index_ok is False:
+                            wconn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')")
+                        if terms_bad and writer._version >= 2:
+                            wconn.execute("DELETE FROM memory_terms")
+                            for row in wconn.execute(f"SELECT n, {_COLUMNS} FROM memories").fetchall():
+                                _write_terms(wconn, row[0], _record(row[1:]))
+            finally:
+                if writer is not self:
+                    writer.close()
+        if index_ok is not None:
+            if index_ok:
+                checks.append(_check_result("search index", "ok", "the full-text index matches the memories"))
+            elif repair:
+                checks.append(_check_result("search index", "fixed", "the full-text index was rebuilt"))
+            else:
+                checks.append(
+                    _check_result(
+                        "search index", "error", "the full-text index does not match the memories (--fix rebuilds it)"
+                    )
+                )
+        if self._version >= 2:
+            if not terms_bad:
+                checks.append(_check_result("recall terms", "ok", "one recall-terms row per memory"))
+            elif repair:
+                checks.append(_check_result("recall terms", "fixed", f"{terms_bad} recall-terms rows rewritten"))
+            else:
+                checks.append(
+                    _check_result(
+                        "recall terms",
+                        "error",
+                        f"{terms_bad} memories without their recall terms, or stray rows (--fix rewrites them)",
+                    )
+                )
+        return checks
+
+    def _indexes_ok(self) -> tuple[bool | None, int]:
+        """(whether the FTS5 index matches its content table, ``None`` if
+        it could not be checked; how many memories miss their recall terms
+        plus how many terms rows have no memory)."""
+        import sqlite3
+
+        conn = self._connection()
+        terms_bad = 0
+        if self._version >= 2:
+            row = conn.execute(
+                "SELECT (SELECT count(*) FROM memories m WHERE NOT EXISTS "
+                "(SELECT 1 FROM memory_terms t WHERE t.rowid = m.n)) + (SELECT count(*) FROM memory_terms t "
+                "WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.n = t.rowid))"
+            ).fetchone()
+            terms_bad = int(row[0])
+        # FTS5's integrity-check is an INSERT: run it on a writable connection, rolled back
+        try:
+            checker = sqlite3.connect(
+                _uri(self._path, mode="rw"), isolation_level=None, uri=True, timeout=BUSY_TIMEOUT_SECONDS
+            )
+        except sqlite3.Error:
+            return None, terms_bad
+        try:
+            checker.execute("BEGIN")
+            try:
+                checker.execute("INSERT INTO memories_fts (memories_fts, rank) VALUES ('integrity-check', 1)")
+            except sqlite3.DatabaseError as exc:
+                if "malformed" in str(exc) or "corrupt" in str(exc):
+                    return False, terms_bad
+                if "readonly" in str(exc) or "read-only" in str(exc) or "unable to open" in str(exc):
+                    return None, terms_bad
+                raise _error(exc, self._path) from None
+            return True, terms_bad
+        except sqlite3.Error:
+            return None, terms_bad
+        finally:
+            if checker.in_transaction:
+                checker.execute("ROLLBACK")
+            checker.close()
 
     # -- writes ----------------------------------------------------------
 
@@ -658,6 +853,214 @@ class SqliteStore(MemoryStore):
             conn.execute("DELETE FROM memories WHERE n = ?", (n,))
             conn.execute("DELETE FROM signatures WHERE memory_id = ?", (memory_id,))
             self._log(conn, record, "delete", at)
+
+
+def _check_result(name: str, status: str, detail: str) -> dict[str, str]:
+    return {"name": name, "status": status, "detail": detail}
+
+
+# -- what is at the path ---------------------------------------------------
+
+_MAGIC = b"SQLite format 3\x00"
+NOT_A_FILE = "Memory store {path} is not a regular file; mem reads and writes only a regular SQLite file there."
+EMPTY = "Memory store {path} is an empty file, not a mem database; mem leaves it as it is: restore or remove it."
+FOREIGN = (
+    "Memory store {path} is a SQLite database of another schema (not mem's); mem leaves it as it is: "
+    "move it away or select another store."
+)
+NEWER = "Memory store {path} has schema version {version}; this mem knows up to {known}. Upgrade mem to use it."
+#: the tables each schema version adds (how mem recognises its own database)
+_TABLES: dict[int, frozenset[str]] = {
+    1: frozenset({"memories", "memory_tags", "memories_fts", "memory_history"}),
+    2: frozenset({"memory_terms"}),
+    5: frozenset({"signatures"}),
+}
+
+
+def _uri(path: str, *, mode: str, immutable: bool = False) -> str:
+    """A SQLite URI of ``path`` (``?`` ``#`` ``%`` escaped)."""
+    escaped = os.path.abspath(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    return f"file:{escaped}?mode={mode}" + ("&immutable=1" if immutable else "")
+
+
+def _regular(path: str) -> os.stat_result | None:
+    """The status of ``path`` if it is a regular file, ``None`` if there is
+    nothing there; anything else (a directory, FIFO, socket, symbolic
+    link) is refused."""
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise MemError(f"Memory store {path}: {exc.strerror}.") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise MemError(SYMLINK)
+    if not stat.S_ISREG(st.st_mode):
+        raise MemError(NOT_A_FILE.format(path=path))
+    return st
+
+
+def _examine(directory: str) -> tuple[str, int | None] | None:
+    """What is at the store's path, before SQLite opens it: ``None``
+    (nothing), or ``(kind, wal size or None)`` with ``kind`` ``"blank"``
+    (an empty file with no ``-wal``: it holds nothing) or ``"sqlite"``
+    (a SQLite file, to be identified by :func:`_identify`). A non-regular
+    file at the path or beside it (``-wal``, ``-shm``, ``-journal``), a
+    symbolic link, a file that is not SQLite, or one whose header says
+    ``user_version`` 0 with no ``-wal`` to say otherwise (not mem's) are
+    refused with a one-line ``MemError``; nothing is opened for writing."""
+    path = os.path.join(directory, FILE)
+    sides = {name: _regular(path + name) for name in ("-wal", "-shm", "-journal")}
+    st = _regular(path)
+    if st is None:
+        return None
+    wal_st = sides["-wal"]
+    wal = wal_st.st_size if wal_st is not None else None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise MemError(f"Memory store {path}: {exc.strerror}.") from None
+    try:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced since the lstat
+            raise MemError(NOT_A_FILE.format(path=path))
+        header = os.read(fd, 100)
+    finally:
+        os.close(fd)
+    if not header and not wal:
+        return "blank", wal
+    if header and not header.startswith(_MAGIC):
+        raise MemError(f"Memory store {path} is not a SQLite database or is damaged; inspect it before using it.")
+    if len(header) == 100 and not wal and int.from_bytes(header[60:64], "big") == 0:
+        return "blank" if _blank(header) else "foreign", wal
+    return "sqlite", wal
+
+
+def _reader(path: str, *, immutable: bool) -> sqlite3.Connection:
+    """A connection that cannot write, checked by one read (SQLite opens
+    lazily: a ``-shm`` that cannot be made fails only at the first read)."""
+    import sqlite3
+
+    conn = sqlite3.connect(
+        _uri(path, mode="ro", immutable=immutable), isolation_level=None, uri=True, timeout=BUSY_TIMEOUT_SECONDS
+    )
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _probe(path: str, kind: str, wal: int | None, *, keep: bool = False) -> tuple[tuple[str, int], Any]:
+    """The identity (:func:`_identify`) of the database :func:`_examine`
+    found, read through a connection that cannot write; with no ``-wal``
+    file, ``immutable=1``, so that SQLite does not even create its
+    ``-wal``/``-shm`` files beside a database it then refuses. With
+    ``keep``, a ``mode=ro`` connection of a database that is mem's own is
+    returned too, for reading (the schema is then parsed once); otherwise
+    ``None``."""
+    if kind != "sqlite":
+        return (kind, 0), None
+    if wal is None:  # immutable: valid only if no writer touched the file meanwhile
+        before = _state(path)
+        try:
+            identity: tuple[str, int] | None = _identify_at(path, immutable=True)
+        except MemError:
+            identity = None
+        if identity is not None and before == _state(path) and before and not before[-1]:
+            return identity, None
+        # a writer was at work (a checkpoint, a new -wal): ask SQLite with its locks
+    probe = _connect_ro(path)
+    kept = False
+    try:
+        with _errors_of(path):
+            identity = _identify(probe)
+        kept = keep and identity[0] == "own"
+        return identity, probe if kept else None
+    finally:
+        if not kept:
+            probe.close()
+
+
+def _state(path: str) -> tuple[object, ...]:
+    """What a writer's work changes: the file's identity, size and mtime,
+    and whether a ``-wal`` exists."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ()
+    return st.st_ino, st.st_size, st.st_mtime_ns, os.path.lexists(path + "-wal")
+
+
+def _connect_ro(path: str, *, immutable: bool = False) -> sqlite3.Connection:
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(
+            _uri(path, mode="ro", immutable=immutable), isolation_level=None, uri=True, timeout=BUSY_TIMEOUT_SECONDS
+        )
+        if not immutable:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+    except sqlite3.Error as exc:
+        raise _error(exc, path) from None
+    return conn
+
+
+def _identify_at(path: str, *, immutable: bool) -> tuple[str, int]:
+    conn = _connect_ro(path, immutable=immutable)
+    try:
+        with _errors_of(path):
+            return _identify(conn)
+    finally:
+        conn.close()
+
+
+def _blank(header: bytes) -> bool:
+    """Whether a database header with ``user_version`` 0 is of a database
+    that holds no table (schema cookie 0: nothing was ever created)."""
+    return int.from_bytes(header[40:44], "big") == 0
+
+
+def _identify(conn: sqlite3.Connection) -> tuple[str, int]:
+    """``("own"|"blank"|"foreign"|"newer", user_version)`` of an open
+    database, by its schema: mem's tables for its ``user_version``."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    objects = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    if version == 0:
+        return ("blank" if objects == 0 else "foreign"), version
+    required = frozenset().union(*(tables for step, tables in _TABLES.items() if step <= version))
+    if not required <= names:
+        return "foreign", version
+    return ("newer" if version > SCHEMA_VERSION else "own"), version
+
+
+def _check(identity: tuple[str, int] | str, path: str, *, create: bool) -> None:
+    """Refuse a database that is not mem's own (a blank one only to a
+    writer that may create the store)."""
+    kind, version = identity if isinstance(identity, tuple) else (identity, 0)
+    if kind == "own" or (kind == "blank" and create):
+        return
+    if kind == "blank":
+        raise MemError(EMPTY.format(path=path))
+    if kind == "newer":
+        raise MemError(NEWER.format(path=path, version=version, known=SCHEMA_VERSION))
+    raise MemError(FOREIGN.format(path=path))
+
+
+@contextmanager
+def _errors_of(path: str) -> Iterator[None]:
+    import sqlite3
+
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise _error(exc, path) from None
 
 
 def _error(exc: Exception, path: str) -> MemError:

@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 from mem_core import hookimpl
 from mem_core.errors import MemError
-from mem_core.files import safe_file
+from mem_core.files import open_regular, safe_file
 from mem_core.js.record import UNDEFINED, js_sorted, prop, reorder
 from mem_core.js.strings import js_trim
 from mem_core.plugin import OutcomeVerifier
@@ -77,7 +77,11 @@ def _read_report(project: str, report: str) -> tuple[bytes, int]:
         raise _fail(f"Report {report} does not exist.") from None
     if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_REPORT_BYTES:
         raise _fail("Report must be a regular file of at most 16 MiB.")
-    with open(path, "rb") as fh:
+    try:
+        fh = os.fdopen(open_regular(path), "rb")  # a FIFO swapped in never blocks
+    except (MemError, OSError):
+        raise _fail("Report must be a regular file of at most 16 MiB.") from None
+    with fh:
         data = fh.read(MAX_REPORT_BYTES + 1)
     if len(data) > MAX_REPORT_BYTES:
         raise _fail("Report must be a regular file of at most 16 MiB.")
@@ -139,7 +143,7 @@ def _covered(project: str, covers: list[str]) -> dict[str, tuple[str, int]]:
         elif stat.S_ISREG(st.st_mode):
             if len(found) >= MAX_COVERED_FILES:
                 raise _fail(f"Covered paths exceed {MAX_COVERED_FILES} files.")
-            with open(path, "rb") as fh:
+            with os.fdopen(open_regular(path), "rb") as fh:
                 found[relative] = (hashlib.sha256(fh.read()).hexdigest(), st.st_mtime_ns)
         else:
             raise _fail(f"Covered path {relative} is not a regular file or directory.")

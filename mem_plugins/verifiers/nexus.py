@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 from mem_core import hookimpl
 from mem_core.errors import MemError
 from mem_core.evidence.api import required_text
-from mem_core.files import check_components, is_normalized_relative, os_error_message
+from mem_core.files import check_components, is_normalized_relative, open_regular, os_error_message
 from mem_core.js.record import (
     UNDEFINED,
     JSTypeError,
@@ -123,7 +123,7 @@ def _sha256_file(path: str, st: os.stat_result) -> str:
     key = _identity(path, st) if memo is not None else None
     if memo is not None and key in memo.hashes:
         return memo.hashes[key]
-    with open(path, "rb") as fh:
+    with os.fdopen(open_regular(path), "rb") as fh:  # a FIFO never blocks
         found = hashlib.sha256(fh.read()).hexdigest()
     if memo is not None:
         memo.hashes[key] = found  # type: ignore[index]
@@ -332,7 +332,7 @@ def _load_run(root: str, run_id: str, target: str, size: int) -> dict[str, Any]:
     if size > MAX_RUN_BYTES:
         raise NexusError("Run state exceeds the size limit.")
     try:
-        with open(target, "rb") as fh:
+        with os.fdopen(open_regular(target), "rb") as fh:  # a FIFO never blocks
             text = fh.read().decode("utf-8", "replace")
     except OSError as exc:
         raise MemError(os_error_message(exc, "open", target)) from None
@@ -510,8 +510,7 @@ def _lock_present(root: str, relative: str) -> bool:
     if not os.path.exists(target):
         return False
     try:
-        with open(target, "rb"):
-            pass
+        os.close(open_regular(target))  # a FIFO never blocks
     except OSError as exc:
         raise MemError(os_error_message(exc, "open", target)) from None
     return True

@@ -4,13 +4,11 @@ as it verifies them; text, JSON, integrity failures and statuses."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import BMAD_PROJECT, EVIDENCE_RECALL_TEXT, tree_bytes
+from tests.conftest import EVIDENCE_RECALL_TEXT, tree_bytes
 from tests.nexus_builder import relocate
 
 STORE = ".bmad/memory/outcomes.ndjson"
@@ -121,27 +119,19 @@ def test_store_shape_errors(mem, relocated: tuple[Path, list[str]], now: str) ->
 
 
 @pytest.fixture
-def at_srv():
-    """The fixture project at /srv/example-project, where its runs were made."""
+def at_srv(srv_project: Path) -> Path:
+    """The fixture project at /srv/example-project, where its runs were made
+    (in a private mount namespace: tests/conftest.py), when /usr/bin/dash is
+    the binary the runs were made with."""
     from tests.nexus_builder import FIXTURE_COMMAND, FIXTURE_COMMAND_HASH, sha256_file
 
-    target = Path("/srv/example-project")
-    if not BMAD_PROJECT.is_dir():
-        pytest.fail("tests/fixtures (the reference fixtures) is missing")
     try:
-        if sha256_file(FIXTURE_COMMAND) != FIXTURE_COMMAND_HASH:
-            pytest.skip("/usr/bin/dash differs from the one the runs were made with")
-        target.mkdir()
+        same = sha256_file(FIXTURE_COMMAND) == FIXTURE_COMMAND_HASH
     except OSError:
-        pytest.skip("/srv/example-project is not free or not writable")
-    try:
-        shutil.copytree(BMAD_PROJECT, target, dirs_exist_ok=True)
-        for root, dirs, files in os.walk(target):
-            for name in dirs + files:
-                os.chmod(os.path.join(root, name), 0o755 if name in dirs else 0o644)
-        yield target
-    finally:
-        shutil.rmtree(target, ignore_errors=True)
+        same = False
+    if not same:
+        pytest.skip("/usr/bin/dash differs from the one the runs were made with")
+    return srv_project
 
 
 def test_the_readme_outputs_at_the_original_place(mem, at_srv: Path, now: str) -> None:

@@ -49,7 +49,8 @@ def test_usage_errors_exit_1_never_2(mem_process) -> None:
 
 
 def test_no_action_is_reported_as_bmad_plus_mem_reports_it(mem_process) -> None:
-    for args in ((), ("-d", "somewhere", "--limit", "3")):
+    # `mem` alone shows the help (tests/cli/test_cli_manners.py); options without an action are an error
+    for args in (("-d", "somewhere", "--limit", "3"),):
         run = mem_process(*args)
         assert (run.code, run.out_bytes, run.err) == (1, b"", "error: missing required argument 'action'\n")
     run = mem_process("--json")

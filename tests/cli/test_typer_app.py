@@ -90,7 +90,10 @@ def test_the_typer_app_has_exactly_the_listed_commands() -> None:
     import typer
 
     names = list(typer.main.get_command(make_app()).commands)  # type: ignore[attr-defined]
-    assert names == list(COMMANDS)
+    # typer lists plain commands before groups (config, adapters): the order of
+    # a command appended to the table (doctor) differs, the set does not
+    assert sorted(names) == sorted(COMMANDS)
+    assert names[:5] == list(COMMANDS[:5])
 
 
 @pytest.mark.parametrize("action", list(ACTION_OPTIONS))

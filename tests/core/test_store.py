@@ -38,6 +38,17 @@ def test_a_symlinked_project_directory_is_refused_too(tmp_path: Path) -> None:
         files.safe_file(str(tmp_path / "link"), "notes.md")
 
 
+def test_links_above_the_project_directory_are_the_users_choice(tmp_path: Path) -> None:
+    """(improve, v0.2) macOS /tmp, a linked home or code folder: not refused."""
+    (tmp_path / "real" / "project").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    path = files.safe_file(str(tmp_path / "link" / "project"), ".bmad/memory/journal.ndjson")
+    assert path == str(tmp_path / "link" / "project" / ".bmad" / "memory" / "journal.ndjson")
+    (tmp_path / "real" / "project" / ".bmad").symlink_to(tmp_path)
+    with pytest.raises(MemError, match="^Memory paths cannot follow symbolic links or junctions.$"):
+        files.safe_file(str(tmp_path / "link" / "project"), ".bmad/memory/journal.ndjson")
+
+
 def test_a_file_as_parent_is_refused(project: Path) -> None:
     (project / ".bmad").write_text("not a directory")
     with pytest.raises(MemError, match="^Memory parent is not a directory.$"):
@@ -155,18 +166,49 @@ def test_a_live_lock_held_by_another_process_fails_after_about_two_seconds(proje
     assert 1.9 <= waited < 6
 
 
-def test_a_stale_lock_of_a_dead_process_on_this_host_is_named(project: Path) -> None:
+def test_a_stale_lock_of_a_dead_process_on_this_host_is_taken_over(project: Path, capfd) -> None:
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     lock = project / ".bmad" / "memory" / "writer.lock"
     lock.parent.mkdir(parents=True)
     content = json.dumps({"pid": dead.pid, "hostname": files.hostname(), "token": "x"})
     lock.write_text(content)
-    with pytest.raises(MemError) as caught:
-        with files.writer_lock(str(project)):
-            pass
-    assert caught.value.message == f"{files.LOCKED} (owner pid {dead.pid} on this host is not running)"
-    assert lock.read_text() == content  # refused, never removed
+    with files.writer_lock(str(project)):
+        owner = json.loads(lock.read_text())
+        assert owner["pid"] == os.getpid()
+    assert not lock.exists()
+    assert capfd.readouterr().err == (
+        f"mem: took over a stale writer.lock (owner pid {dead.pid} on this host is not running)\n"
+    )
+    assert sorted(p.name for p in lock.parent.iterdir()) == []  # nothing set aside is left
+
+
+def test_a_lock_of_another_host_or_a_live_owner_is_never_touched(project: Path) -> None:
+    lock = project / ".bmad" / "memory" / "writer.lock"
+    lock.parent.mkdir(parents=True)
+    for owner in (
+        {"pid": 4194303, "hostname": files.hostname() + "-other", "token": "x"},
+        {"pid": os.getpid(), "hostname": files.hostname(), "token": "x"},  # alive, started before the lock
+        {"pid": "1", "hostname": files.hostname(), "token": "x"},
+    ):
+        content = json.dumps(owner)
+        lock.write_text(content)
+        with pytest.raises(MemError) as caught:
+            with files.writer_lock(str(project)):
+                pass
+        assert caught.value.message == files.LOCKED
+        assert lock.read_text() == content
+
+
+def test_a_lock_of_a_reused_pid_is_stale(project: Path) -> None:
+    """The pid is running, but its process started after the lock was written."""
+    lock = project / ".bmad" / "memory" / "writer.lock"
+    lock.parent.mkdir(parents=True)
+    lock.write_text(json.dumps({"pid": 1, "hostname": files.hostname(), "token": "x"}))
+    os.utime(lock, (0, 0))  # written in 1970: before any running process started
+    with files.writer_lock(str(project)):
+        assert json.loads(lock.read_text())["pid"] == os.getpid()
+    assert not lock.exists()
 
 
 def test_the_layout_names_each_file_once() -> None:

@@ -37,6 +37,11 @@ class SlowStore(SqliteStore):
         time.sleep(30)
         return super().open(directory, create=create)
 
+    @classmethod
+    def open_read_only(cls, directory):
+        time.sleep(30)
+        return super().open_read_only(directory)
+
 
 @hookimpl
 def mem_register_stores():

@@ -77,11 +77,13 @@ def test_each_run_is_loaded_and_each_file_hashed_once(receipts: Path, monkeypatc
     splits = _count(monkeypatch, evidence, "split_sections")
     opened: list[str] = []
 
+    real_open = nexus.open_regular
+
     def counted_open(path: str, *args: Any, **kwargs: Any) -> Any:
         opened.append(os.path.relpath(path, os.path.realpath(receipts)))
-        return open(path, *args, **kwargs)
+        return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(nexus, "open", counted_open, raising=False)
+    monkeypatch.setattr(nexus, "open_regular", counted_open)
     statuses = inspect_outcomes(str(receipts))
     assert [s["reason"] for s in statuses] == [None] * 4
     assert [args[1] for args in loads] == ["one", "two"]

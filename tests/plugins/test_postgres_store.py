@@ -411,3 +411,31 @@ def test_words_are_split_and_folded_by_mem_not_by_the_servers_parser(
         assert ids("cache-values") == {phrase["id"]}  # a word of several is a phrase
         assert ids("cache", "values") == {phrase["id"], apart["id"]}
         assert ids("findable") == {huge["id"]} and ids("y" * 3000) == set()
+
+
+def test_a_reader_of_a_database_from_before_signatures_reads_what_step_4_will_write(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A read-only reader never migrates: on a database of schema version 3
+    (no ``mem_signatures``) it computes the terminal rows step 4 would
+    write; the writer then migrates and keeps the same rows."""
+    from mem_core.memories.trust import Judge
+
+    own = new_database_dsn()
+    backend = PostgresStore.bind(own)
+    verified = record(key="user_name", content="Ada", verified=True, source="user")
+    plain = record(key="other")
+    with monkeypatch.context() as patch:
+        patch.setattr(postgres_store, "MIGRATIONS", postgres_store.MIGRATIONS[:3])
+        patch.setattr(postgres_store, "SCHEMA_VERSION", 3)
+        with backend.open(str(tmp_path / "a"), create=True) as store:
+            insert(store, verified, plain)
+    assert sql(own, "SELECT to_regclass('mem_signatures')") == [(None,)]
+    with backend.open_read_only(str(tmp_path / "a")) as reader:
+        read = reader.signatures_of([verified["id"], plain["id"]])
+        assert list(read) == [verified["id"]] and reader.signatures(plain["id"]) == []
+        assert Judge({}).verification(reader.get(verified["id"]), read[verified["id"]]) == "terminal"
+    assert sql(own, "SELECT max(version) FROM mem_schema_migrations") == [(3,)]  # nothing migrated
+    with backend.open(str(tmp_path / "a"), create=False) as store:
+        assert store.schema_version == postgres_store.SCHEMA_VERSION
+        assert store.signatures_of([verified["id"], plain["id"]]) == read

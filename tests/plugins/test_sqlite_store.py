@@ -223,3 +223,36 @@ def test_a_store_from_before_signatures_keeps_its_verified_memories_as_terminal_
         judge = Judge({})
         assert judge.verification(store.get(verified["id"]), rows[verified["id"]]) == "terminal"
         assert judge.verification({**verified, "content": "edited"}, rows[verified["id"]]) == "signature-invalid"
+
+
+def test_a_reader_of_a_store_from_before_signatures_reads_what_step_5_will_write(directory: Path) -> None:
+    """A read-only reader never migrates: on a version 4 database (no
+    ``signatures`` table) it computes the terminal rows step 5 would write,
+    so a memory verified then reads ``terminal`` before and after the
+    migration alike, and the file is left as it was."""
+    from mem_core.memories.trust import Judge
+
+    directory.mkdir()
+    conn = sqlite3.connect(directory / FILE, isolation_level=None)
+    for step in MIGRATIONS[:4]:
+        step(conn)
+    conn.execute("PRAGMA user_version = 4")
+    verified = record(key="user_name", content="Ada", verified=True, source="user")
+    plain = record(key="other")
+    for r in (verified, plain):
+        conn.execute(
+            "INSERT INTO memories (id, category, key, content, tags, priority, source, verified, confidence, "
+            "expires_at, mind_id, created_at, updated_at) VALUES (?, 'fact', ?, ?, '[]', 'normal', ?, ?, 0.7, NULL, "
+            "'default', ?, ?)",
+            (r["id"], r["key"], r["content"], r["source"], int(r["verified"]), NOW, NOW),
+        )
+    conn.close()
+    before = (directory / FILE).read_bytes()
+    with SqliteStore.open_read_only(str(directory)) as reader:
+        read = reader.signatures_of([verified["id"], plain["id"]])
+        assert Judge({}).verification(reader.get(verified["id"]), read[verified["id"]]) == "terminal"
+        assert list(read) == [verified["id"]] and reader.signatures(plain["id"]) == []
+    assert (directory / FILE).read_bytes() == before
+    with SqliteStore.open(str(directory), create=False) as store:  # the writer migrates: the same rows
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.signatures_of([verified["id"], plain["id"]]) == read

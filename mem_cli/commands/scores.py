@@ -1,0 +1,23 @@
+"""``mem scores``: every pattern's score, highest Elo first (read-only)."""
+
+from __future__ import annotations
+
+import typer
+
+from mem_cli import output, render
+from mem_cli.options import Directory, Json
+
+
+def scores(directory: Directory = None, json: Json = False) -> None:
+    """The pattern scores `mem reinforce` keeps: Elo, mean, updates, last update; highest Elo first (read-only)."""
+    from mem_core.reinforcement.views import pattern_scores
+
+    result = pattern_scores(directory)
+    if json:
+        output.out_json(result)
+        return
+    output.out(render.scores(result))
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(scores)
