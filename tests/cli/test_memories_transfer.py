@@ -109,17 +109,13 @@ def test_import_copies_everything_is_idempotent_and_never_verifies_from_the_file
     gone = export_memories(directory=str(project)).text.splitlines()[-1]
     assert json.loads(gone)["id"] in export_memories(directory=str(other)).text  # the tombstone too
 
-    def files(root: Path) -> dict[str, bytes]:
-        # the readers above (mode=ro) leave SQLite's empty -wal/-shm files; the writer's close removes them
-        return {name: data for name, data in tree_bytes(root).items() if not name.endswith(("-wal", "-shm"))}
-
-    before = files(other)
+    before = _without_wal(tree_bytes(other))
     again = mem("memories", "import", str(source), "-d", str(other))
     assert again.out == (
         f"mem memories import: imported 0 memories (0 forgotten, 0 signatures) from {source} into the project store\n"
         "  5 already there, left as they are\n"
     )
-    assert files(other) == before
+    assert _without_wal(tree_bytes(other)) == before  # a read-only reader may leave SQLite's -wal/-shm
     humans = other / ".bmad" / "memory" / "humans"
     humans.mkdir()
     (humans / "ada.pub").write_bytes((project / ".bmad" / "memory" / "humans" / "ada.pub").read_bytes())
@@ -391,3 +387,10 @@ def test_migrate_the_user_store_switches_the_user_config(
     listed = mem("memories", "--user", "--json", "-d", str(project), env=env)
     assert [m["key"] for m in json.loads(listed.out)["memories"]] == ["style"]
     assert (tmp_path / "user-store" / MARKER).exists()
+
+
+def _without_wal(tree: dict[str, bytes]) -> dict[str, bytes]:
+    """The tree without SQLite's -wal/-shm files, which come and go with
+    connections (a read-only reader leaves them, the next writer removes them);
+    the database file itself must not change."""
+    return {name: data for name, data in tree.items() if not name.endswith(("-wal", "-shm"))}
