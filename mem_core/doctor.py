@@ -14,7 +14,6 @@ Nothing is created: a project without ``.bmad/memory`` is reported, not made.
 from __future__ import annotations
 
 import os
-import stat
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -278,25 +277,12 @@ def _orphans(project: str, older_than: float = ORPHAN_SECONDS) -> list[str]:
     """Temporary files and lock candidates killed writers left (older than
     ``older_than`` seconds: a live writer's are younger)."""
     from mem_core.files import MEMORY_DIR
-    from mem_core.files.io import orphans
+    from mem_core.files.io import old_files, orphans
 
     directory = os.path.join(project, MEMORY_DIR)
     found = orphans(directory, older_than=older_than)
-    try:
-        entries = os.listdir(directory)
-    except OSError:
-        entries = []
-    now = time.time()
-    for entry in entries:  # what a killed writer left beside the lock
-        if not entry.startswith("writer.lock."):
-            continue
-        path = os.path.join(directory, entry)
-        try:
-            st = os.lstat(path)
-        except OSError:
-            continue
-        if stat.S_ISREG(st.st_mode) and now - st.st_mtime >= older_than:
-            found.append(path)
+    # and what a killed writer left beside the lock
+    found += old_files(directory, lambda entry: entry.startswith("writer.lock."), older_than=older_than)
     return sorted(found)
 
 

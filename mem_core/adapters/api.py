@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from mem_core.adapters.interfaces import SCOPES, Adapter, Target
 from mem_core.errors import MemError
+from mem_core.files.io import fsync_dir
 
 if TYPE_CHECKING:
     from mem_core.adapters.edits import Edit
@@ -164,7 +165,7 @@ def _write(path: str, text: str, root: str) -> None:
             os.close(fd)
         os.chmod(temporary, mode)
         os.replace(temporary, path)
-        _fsync_dir(directory)
+        fsync_dir(directory)
     except OSError as exc:
         raise MemError(f"cannot write {path}: {exc.strerror or exc}") from None
     finally:
@@ -184,19 +185,6 @@ def _makedirs(directory: str, root: str) -> None:
         pass
     except OSError as exc:
         raise MemError(f"cannot create {directory}: {exc.strerror or exc}") from None
-
-
-def _fsync_dir(directory: str) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _delete(path: str, root: str) -> None:

@@ -9,6 +9,7 @@ import errno
 import os
 import re
 import stat
+from collections.abc import Callable
 from typing import Any
 
 from mem_core.errors import MemError
@@ -30,6 +31,8 @@ __all__ = [
     "read_bytes",
     "check_appendable",
     "orphans",
+    "old_files",
+    "fsync_dir",
     "remove_orphans",
     "read_text",
     "append_record",
@@ -196,6 +199,18 @@ def write_json(root: str, relative: str, value: Any) -> None:
 def orphans(directory: str, name: str | None = None, *, older_than: float = 0.0) -> list[str]:
     """The temporary files of atomic writes in ``directory`` (of the file
     ``name`` only, when given), last changed more than ``older_than`` seconds ago."""
+
+    def wanted(entry: str) -> bool:
+        match = _TEMPORARY.fullmatch(entry)
+        return match is not None and (name is None or match.group(1) == name)
+
+    return old_files(directory, wanted, older_than=older_than)
+
+
+def old_files(directory: str, wanted: Callable[[str], bool], *, older_than: float = 0.0) -> list[str]:
+    """The regular files of ``directory`` whose names ``wanted`` accepts, last
+    changed more than ``older_than`` seconds ago, sorted (none when the
+    directory cannot be listed)."""
     try:
         entries = os.listdir(directory)
     except OSError:
@@ -205,8 +220,7 @@ def orphans(directory: str, name: str | None = None, *, older_than: float = 0.0)
     now = time.time()
     found = []
     for entry in entries:
-        match = _TEMPORARY.fullmatch(entry)
-        if match is None or (name is not None and match.group(1) != name):
+        if not wanted(entry):
             continue
         path = os.path.join(directory, entry)
         try:
@@ -258,10 +272,12 @@ def replace_bytes(root: str, relative: str, data: bytes) -> None:
         except OSError:
             pass
         raise
-    _fsync_dir(os.path.dirname(path))
+    fsync_dir(os.path.dirname(path))
 
 
-def _fsync_dir(directory: str) -> None:
+def fsync_dir(directory: str) -> None:
+    """Make a rename or link in ``directory`` durable (best effort: a
+    platform without directory descriptors is left as it is)."""
     try:
         fd = os.open(directory, os.O_RDONLY)
     except OSError:  # pragma: no cover - platforms without directory fds

@@ -36,7 +36,7 @@ from typing import Any
 
 from mem_core.errors import MemError
 from mem_core.files import JOURNAL, MAX_BYTES, MEMORY_DIR, OUTCOMES, PROMOTIONS, read_text, safe_file, writer_lock
-from mem_core.files.io import replace_bytes, write_all
+from mem_core.files.io import fsync_dir, replace_bytes, write_all
 from mem_core.files.lock import new_token
 from mem_core.kernel import Kernel
 
@@ -307,7 +307,7 @@ def _write_archive(project: str, name: str, moved: bytes) -> str:
         _crash("linked")
         os.unlink(temporary)
         _crash("unlinked")
-        _fsync(folder)
+        fsync_dir(folder)
     except OSError as exc:
         try:
             os.unlink(temporary)
@@ -355,16 +355,3 @@ def _orphans(project: str, name: str) -> list[str]:
     except OSError:
         return []
     return [os.path.join(folder, n) for n in sorted(names) if n.startswith(f".{name}-") and n.endswith(".tmp")]
-
-
-def _fsync(folder: str) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # pragma: no cover
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
