@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from mem_core.adapters.interfaces import SCOPES, Adapter, Target
 from mem_core.errors import MemError
-from mem_core.files.io import fsync_dir
+from mem_core.files.io import atomic_write
 
 if TYPE_CHECKING:
     from mem_core.adapters.edits import Edit
@@ -149,28 +149,11 @@ def _diff(path: str, label: str, before: str | None, after: str | None) -> str:
 
 
 def _write(path: str, text: str, root: str) -> None:
-    directory = os.path.dirname(path)
-    _makedirs(directory, root)
-    temporary = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    _makedirs(os.path.dirname(path), root)
     try:
-        mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-        try:
-            data = text.encode("utf-8")
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-        fsync_dir(directory)
+        atomic_write(path, text.encode("utf-8"))  # the file keeps its permissions
     except OSError as exc:
         raise MemError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        if os.path.lexists(temporary):
-            os.unlink(temporary)
 
 
 def _makedirs(directory: str, root: str) -> None:

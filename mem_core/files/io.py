@@ -33,6 +33,7 @@ __all__ = [
     "orphans",
     "old_files",
     "fsync_dir",
+    "atomic_write",
     "remove_orphans",
     "read_text",
     "append_record",
@@ -273,6 +274,37 @@ def replace_bytes(root: str, relative: str, data: bytes) -> None:
             pass
         raise
     fsync_dir(os.path.dirname(path))
+
+
+def atomic_write(path: str, data: bytes, *, mode: int | None = None) -> None:
+    """``data`` into ``path`` (any path, e.g. an export file or an
+    assistant's config), atomically: a temporary file beside it, fsynced,
+    renamed over it, the directory fsynced; on failure the temporary file is
+    removed and ``OSError`` raised. ``mode``: the file's permission bits
+    (default: those of the file it replaces, else 0o644)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if mode is None:
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o644
+    temporary = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
+    try:
+        try:
+            write_all(fd, data)
+            os.fchmod(fd, mode)  # what the umask took away
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+    fsync_dir(directory)
 
 
 def fsync_dir(directory: str) -> None:

@@ -244,24 +244,12 @@ def export_memories(
 
 
 def _write_file(path: str, data: bytes) -> None:
-    """``data`` into ``path``, atomically: a temporary file beside it, fsynced, renamed."""
-    folder = os.path.dirname(os.path.abspath(path))
-    temporary = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    """``data`` into ``path``, atomically (:func:`mem_core.files.io.atomic_write`)."""
+    from mem_core.files.io import atomic_write
+
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temporary, path)
+        atomic_write(path, data)
     except OSError as exc:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
         raise MemError(f"Cannot write {path}: {exc.strerror or exc}.") from None
 
 
