@@ -871,16 +871,21 @@ def list_memories(
         priority=level,
         include_expired=include_expired,
         expires_before=expires_before,
-        limit=None,  # applied below, so that the result says how many there were
+        # a plain listing is cut by the store (and counted there); a search or a
+        # filter on what the signatures say is cut below, once judged
+        limit=count if words is None and not judged_filter else None,
     )
     from mem_core.memories.lifecycle import check_mind
 
     memories: list[Memory] = []
+    total = None if count is None else 0
     if backend.exists(directory_path):
         with backend.open_read_only(directory_path) as store:
             check_mind(store, mind, mind_id, directory, kernel, user)
             records = store.search(words, where) if words is not None else store.query(where)
             memories = _judge(store, records, directory, kernel)
+            if where.limit is not None:
+                total = store.count(where)
     else:
         check_mind(None, mind, mind_id, directory, kernel, user)
     if judged_filter:
@@ -888,7 +893,8 @@ def list_memories(
             m for m in memories
             if (source is None or m.source == source) and (verified is None or m.verified is verified)
         ]  # fmt: skip
-    total = None if count is None else len(memories)
+    if count is not None and where.limit is None:
+        total = len(memories)
     return MemoriesResult(
         memories=memories[:count],
         mind=mind_id,

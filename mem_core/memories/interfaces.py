@@ -202,6 +202,15 @@ class MemoryStore(ABC):
         ``expires_at`` (soonest first) and then in that order. At most
         ``where.limit``."""
 
+    def count(self, where: MemoryFilter) -> int:
+        """How many memories ``where`` keeps, its ``limit`` aside. The default
+        counts :meth:`query`'s answer; a database backend counts in SQL."""
+        import copy
+
+        unlimited = copy.copy(where)
+        unlimited.limit = None
+        return len(self.query(unlimited))
+
     @abstractmethod
     def search(self, words: list[str], where: MemoryFilter) -> list[dict[str, Any]]:
         """Full-text search: the memories ``where`` keeps whose key, content or

@@ -481,6 +481,7 @@ class MemoryStoreContract:
         expected = [r for r in sort_records(records) if where.keeps(r)]
         if where.expires_before is not None:
             expected.sort(key=lambda r: r["expires_at"])  # stable: ties keep the standard order
+        assert mem_store.count(where) == len(expected)  # the limit aside
         if where.limit is not None:
             expected = expected[: where.limit]
         assert [r["id"] for r in mem_store.query(where)] == [r["id"] for r in expected]

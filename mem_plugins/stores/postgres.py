@@ -666,6 +666,11 @@ class PostgresStore(MemoryStore):
         sql = f"SELECT {_M_FIELDS} FROM mem_memories m WHERE {' AND '.join(conditions)} ORDER BY {order} LIMIT %s"
         return [_record(row) for row in self._rows(sql, [*params, where.limit])]
 
+    def count(self, where: MemoryFilter) -> int:
+        conditions, params = self._where(where)
+        sql = f"SELECT count(*) FROM mem_memories m WHERE {' AND '.join(conditions)}"
+        return int(self._rows(sql, params)[0][0])
+
     def search(self, words: list[str], where: MemoryFilter) -> list[dict[str, Any]]:
         query = _tsquery(words)
         if query is None:

@@ -589,6 +589,14 @@ class SqliteStore(MemoryStore):
             rows = self._connection().execute(sql, params).fetchall()
         return [_record(row) for row in rows]
 
+    def count(self, where: MemoryFilter) -> int:
+        conditions, params = self._where(where)
+        sql = "SELECT count(*) FROM memories m"
+        if conditions:
+            sql += " WHERE " + " AND ".join(conditions)
+        with self._errors():
+            return int(self._connection().execute(sql, params).fetchone()[0])
+
     def search(self, words: list[str], where: MemoryFilter) -> list[dict[str, Any]]:
         from mem_core.plugin import search_words
 
