@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from mem_core.js.jsonfmt import dumps
@@ -61,6 +62,15 @@ def err(text: str) -> None:
 def out_json(value: Any) -> None:
     """Indented JSON (``JSON.stringify(value, null, 2)``) on stdout."""
     out(dumps(value.to_json() if hasattr(value, "to_json") else value, 2))
+
+
+def show(value: Any, json_mode: bool, text: Callable[[Any], str]) -> None:
+    """A command's answer: ``value`` as JSON (:func:`out_json`), or the text
+    ``text(value)`` renders."""
+    if json_mode:
+        out_json(value)
+    else:
+        out(text(value))
 
 
 def error(action: str, message: str, json_mode: bool) -> None:

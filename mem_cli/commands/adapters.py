@@ -25,10 +25,7 @@ def list_command(ctx: typer.Context, scope: Scope = "project", directory: Direct
     from mem_core.adapters.api import list_adapters
 
     report = list_adapters(directory, scope=scope, kernel=ctx.obj)
-    if json:
-        output.out_json(report)
-    else:
-        output.out(render.adapters_list(report))
+    output.show(report, json, render.adapters_list)
 
 
 def install(
@@ -50,10 +47,7 @@ def install(
     from mem_core.adapters.api import install_adapters
 
     result = install_adapters(directory, names, scope=scope, dry_run=dry_run, approve=approve, kernel=ctx.obj)
-    if json:
-        output.out_json(result)
-    else:
-        output.out(render.adapters_change(result))
+    output.show(result, json, render.adapters_change)
 
 
 def remove(
@@ -68,10 +62,7 @@ def remove(
     from mem_core.adapters.api import remove_adapters
 
     result = remove_adapters(directory, names, scope=scope, dry_run=dry_run, kernel=ctx.obj)
-    if json:
-        output.out_json(result)
-    else:
-        output.out(render.adapters_change(result))
+    output.show(result, json, render.adapters_change)
 
 
 def status(ctx: typer.Context, scope: Scope = "project", directory: Directory = None, json: Json = False) -> None:
@@ -79,10 +70,7 @@ def status(ctx: typer.Context, scope: Scope = "project", directory: Directory = 
     from mem_core.adapters.api import adapters_status
 
     report = adapters_status(directory, scope=scope, kernel=ctx.obj)
-    if json:
-        output.out_json(report)
-    else:
-        output.out(render.adapters_status(report))
+    output.show(report, json, render.adapters_status)
 
 
 def register(parent: typer.Typer) -> None:

@@ -32,10 +32,7 @@ def context(
     from mem_core.memories.api import context_summary
 
     result = context_summary(mind=mind, user=user, limit=limit, budget=budget, directory=directory, kernel=ctx.obj)
-    if json:
-        output.out_json(result)
-        return
-    output.out(render.context(result))
+    output.show(result, json, render.context)
 
 
 def register(app: typer.Typer) -> None:

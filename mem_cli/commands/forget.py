@@ -23,10 +23,7 @@ def forget(
     from mem_core.memories.api import forget as run
 
     result = run(ref, mind=mind, user=user, human=human, directory=directory, kernel=ctx.obj)
-    if json:
-        output.out_json(result)
-        return
-    output.out(render.forget(result))
+    output.show(result, json, render.forget)
 
 
 def register(app: typer.Typer) -> None:

@@ -43,10 +43,7 @@ def init(
     from mem_core.humans.api import init_human
 
     result = init_human(name, trust=trust, directory=directory)
-    if json:
-        output.out_json(result)
-        return
-    output.out(render.human_init(result))
+    output.show(result, json, render.human_init)
 
 
 @human_app.command("list")
@@ -55,10 +52,7 @@ def list_(directory: Directory = None, json: Json = False) -> None:
     from mem_core.humans.api import list_humans
 
     result = list_humans(directory=directory)
-    if json:
-        output.out_json(result)
-        return
-    output.out(render.humans(result))
+    output.show(result, json, render.humans)
 
 
 @human_app.command("revoke")
@@ -72,10 +66,7 @@ def revoke(
     from mem_core.humans.api import revoke_human
 
     result = revoke_human(name, directory=directory)
-    if json:
-        output.out_json(result)
-        return
-    output.out(render.human_revoke(result))
+    output.show(result, json, render.human_revoke)
 
 
 def register(app: typer.Typer) -> None:

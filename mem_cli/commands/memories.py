@@ -79,10 +79,7 @@ def memories(
         directory=directory,
         kernel=ctx.obj,
     )
-    if json:
-        output.out_json(result)
-        return
-    output.out(render.memories(result))
+    output.show(result, json, render.memories)
 
 
 @memories_app.command("history")
@@ -99,10 +96,7 @@ def history(
     from mem_core.memories.api import memory_history
 
     result = memory_history(ref, mind=mind, user=user, directory=directory, kernel=ctx.obj)
-    if json:
-        output.out_json(result)
-        return
-    output.out(render.history(result))
+    output.show(result, json, render.history)
 
 
 @memories_app.command("restore")
@@ -124,10 +118,7 @@ def restore(
     from mem_core.memories.lifecycle import restore as run
 
     result = run(ref, version, mind=mind, user=user, directory=directory, kernel=ctx.obj)
-    if json:
-        output.out_json(result)
-        return
-    output.out(render.restore(result))
+    output.show(result, json, render.restore)
 
 
 @memories_app.command("export")
@@ -152,10 +143,7 @@ def export(
         if result.text:  # JSON Lines: nothing at all for an empty store
             output.out(result.text.removesuffix("\n"))
         return
-    if json:
-        output.out_json(result)
-        return
-    output.out(render.exported(result))
+    output.show(result, json, render.exported)
 
 
 @memories_app.command("import")
@@ -177,10 +165,7 @@ def import_(
     from mem_core.memories.transfer import import_memories
 
     result = import_memories(None if source == "-" else source, user=user, directory=directory, kernel=ctx.obj)
-    if json:
-        output.out_json(result)
-        return
-    output.out(render.imported(result))
+    output.show(result, json, render.imported)
 
 
 @memories_app.command("migrate")
@@ -199,10 +184,7 @@ def migrate(
     from mem_core.memories.transfer import migrate_store
 
     result = migrate_store(to, user=user, directory=directory, kernel=ctx.obj)
-    if json:
-        output.out_json(result)
-        return
-    output.out(render.migrated(result))
+    output.show(result, json, render.migrated)
 
 
 def register(app: typer.Typer) -> None:

@@ -13,10 +13,7 @@ def minds(ctx: typer.Context, user: User = False, directory: Directory = None, j
     from mem_core.memories.lifecycle import list_minds
 
     result = list_minds(user=user, directory=directory, kernel=ctx.obj)
-    if json:
-        output.out_json(result)
-        return
-    output.out(render.minds(result))
+    output.show(result, json, render.minds)
 
 
 def register(app: typer.Typer) -> None:

@@ -21,10 +21,7 @@ def plugins(ctx: typer.Context, directory: Directory = None, json: Json = False)
         kernel = Kernel(settings=load_settings(directory))
         CommandLine(kernel, "plugins")  # calls its plugins' commands hook: a failing one is shown as broken
     report = plugins_report(kernel=kernel)
-    if json:
-        output.out_json(report)
-        return
-    output.out(render.plugins(report))
+    output.show(report, json, render.plugins)
 
 
 def register(app: typer.Typer) -> None:

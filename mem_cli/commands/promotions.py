@@ -13,10 +13,7 @@ def promotions(directory: Directory = None, json: Json = False) -> None:
     from mem_core.reinforcement.views import proposed_promotions
 
     result = proposed_promotions(directory)
-    if json:
-        output.out_json(result)
-        return
-    output.out(render.promotions(result))
+    output.show(result, json, render.promotions)
 
 
 def register(app: typer.Typer) -> None:

@@ -106,10 +106,7 @@ def remember(
         directory=directory,
         kernel=ctx.obj,
     )
-    if json:
-        output.out_json(result)
-        return
-    output.out(render.remember(result))
+    output.show(result, json, render.remember)
 
 
 def register(app: typer.Typer) -> None:

@@ -13,10 +13,7 @@ def scores(directory: Directory = None, json: Json = False) -> None:
     from mem_core.reinforcement.views import pattern_scores
 
     result = pattern_scores(directory)
-    if json:
-        output.out_json(result)
-        return
-    output.out(render.scores(result))
+    output.show(result, json, render.scores)
 
 
 def register(app: typer.Typer) -> None:

@@ -22,10 +22,7 @@ def verify(
     from mem_core.memories.api import verify as run
 
     result = run(ref, mind=mind, user=user, human=human, directory=directory, kernel=ctx.obj)
-    if json:
-        output.out_json(result)
-        return
-    output.out(render.verify(result))
+    output.show(result, json, render.verify)
 
 
 def register(app: typer.Typer) -> None:
