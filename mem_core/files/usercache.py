@@ -1,0 +1,45 @@
+"""mem's user cache directory: where the caches that are never a second
+truth live — the recall index (:mod:`mem_core.retrieval.diskindex`) and the
+score-file certificates (:mod:`mem_core.reinforcement.scorefile`). Deleting
+it loses nothing.
+
+``<cache>`` is the ``cache_dir`` setting, else the user cache directory of
+``mem`` (platformdirs' ``user_cache_dir``; ``$XDG_CACHE_HOME/mem`` or
+``~/.cache/mem`` on Linux, computed without importing platformdirs). A
+project (or portfolio) is keyed by a SHA-1 prefix of its real path. Never
+under ``.bmad/memory/``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+__all__ = ["APP_NAME", "cache_base", "root_key"]
+
+APP_NAME = "mem"
+
+
+def cache_base(cache_dir: str | None, environ: Any = None) -> str:
+    """mem's cache directory (see the module)."""
+    if cache_dir:
+        return cache_dir
+    env = os.environ if environ is None else environ
+    if sys.platform.startswith("linux") and not hasattr(sys, "getandroidapilevel"):
+        xdg = env.get("XDG_CACHE_HOME", "")
+        if os.path.isabs(xdg):
+            return os.path.join(xdg, APP_NAME)
+        home = env.get("HOME")
+        if home is None or os.path.isabs(home):
+            return os.path.join(os.path.expanduser("~/.cache"), APP_NAME)
+    from platformdirs import user_cache_dir
+
+    return user_cache_dir(APP_NAME, appauthor=False)
+
+
+def root_key(root_real: str) -> str:
+    """The key of a project or portfolio root (its real path) in the cache."""
+    import hashlib
+
+    return hashlib.sha1(root_real.encode("utf-8", "surrogatepass")).hexdigest()[:24]
