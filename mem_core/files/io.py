@@ -113,14 +113,19 @@ def read_bytes(path: str, limit: int = MAX_BYTES) -> bytes | None:
 def read_text(root: str, relative: str, *, missing: bool = False) -> str | None:
     """Read a project file under the safety rules; ``None`` for a missing file
     when ``missing`` is true."""
+    return read_text_bytes(root, relative, missing=missing)[0]
+
+
+def read_text_bytes(root: str, relative: str, *, missing: bool = False) -> tuple[str | None, bytes | None]:
+    """:func:`read_text`, and the bytes it decoded."""
     path = safe_file(root, relative)
     data = read_bytes(path)
     if data is None:
         if missing:
-            return None
+            return None, None
         raise MemError(os_error_message(FileNotFoundError(errno.ENOENT, "no such file"), "stat", path))
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8"), data
     except UnicodeDecodeError:
         raise MemError(NOT_UTF8) from None
 
@@ -181,13 +186,23 @@ def _cut_back(fd: int, size: int) -> None:
         pass
 
 
-def write_json(root: str, relative: str, value: Any) -> None:
+def write_json(root: str, relative: str, value: Any) -> bytes:
     """Replace a JSON file atomically (``JSON.stringify(value, null, 2)`` plus a
     final newline), under the writer lock; temporary files that killed
-    writers left beside it are removed first."""
+    writers left beside it are removed first. Returns the bytes written."""
     with writer_lock(root):
-        path = safe_file(root, relative)  # an unsafe path is refused before the size is
+        safe_file(root, relative)  # an unsafe path is refused before the size is
         data = (jsonfmt.dumps(value, 2) + "\n").encode("utf-8", "surrogatepass")
+        write_file(root, relative, data)
+        return data
+
+
+def write_file(root: str, relative: str, data: bytes) -> None:
+    """Replace a project file atomically with ``data`` as :func:`write_json`
+    does: under the writer lock, refused over :data:`MAX_BYTES`, leftover
+    temporary files removed first."""
+    with writer_lock(root):
+        path = safe_file(root, relative)
         if len(data) > MAX_BYTES:
             raise MemError(TOO_BIG)
         remove_orphans(os.path.dirname(path), os.path.basename(path))
