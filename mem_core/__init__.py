@@ -10,16 +10,16 @@ function, so ``from mem_core import outcomes`` is always the function.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mem_core.errors import ExitCode, MemError
-
-if TYPE_CHECKING:
-    import pluggy
-
-    hookimpl: pluggy.HookimplMarker
+from mem_core.markers import ImplMarker
 
 __version__ = "0.2.0"
+
+#: marks a hook implementation as ``pluggy.HookimplMarker("mem")`` does
+#: (:mod:`mem_core.markers`: the same attribute, without importing pluggy)
+hookimpl = ImplMarker("mem")
 
 #: public name -> module that defines it (loaded lazily)
 _LAZY = {
@@ -62,11 +62,6 @@ __all__ = ["__version__", "hookimpl", "MemError", "ExitCode", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:
-    if name == "hookimpl":  # pluggy only when a plugin is loaded: the five actions' fast path never needs it
-        import pluggy
-
-        marker = globals()["hookimpl"] = pluggy.HookimplMarker("mem")
-        return marker
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'mem_core' has no attribute {name!r}")
