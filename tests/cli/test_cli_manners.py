@@ -49,7 +49,9 @@ def test_h_works_on_every_command(mem, argv: list[str]) -> None:
 
 
 def test_shell_completion_is_typers(mem_process) -> None:
-    shown = mem_process("--show-completion", "bash")
+    # typer detects the shell from the process tree unless told not to (its own
+    # testing switch): then `--show-completion bash` takes the shell named
+    shown = mem_process("--show-completion", "bash", env={"_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"})
     assert shown.code == 0 and "_MEM_COMPLETE=complete_bash" in shown.out
     env = {"_MEM_COMPLETE": "complete_bash", "COMP_WORDS": "mem memo", "COMP_CWORD": "1"}
     assert mem_process(env=env).out.split() == ["memories"]
