@@ -64,7 +64,7 @@ def test_shell_completion_is_typers(mem_process) -> None:
 def test_install_completion_writes_the_shells_file(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    env = {**os.environ, "HOME": str(home), "SHELL": "/bin/bash"}
+    env = {**os.environ, "HOME": str(home), "SHELL": "/bin/bash", "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
     proc = subprocess.run(
         [sys.executable, "-m", "mem_cli", "--install-completion", "bash"],
         env=env,
