@@ -16,7 +16,7 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["APP_NAME", "cache_base", "root_key"]
+__all__ = ["APP_NAME", "cache_base", "name_key", "root_key"]
 
 APP_NAME = "mem"
 
@@ -40,6 +40,16 @@ def cache_base(cache_dir: str | None, environ: Any = None) -> str:
 
 def root_key(root_real: str) -> str:
     """The key of a project or portfolio root (its real path) in the cache."""
-    import hashlib
+    return name_key(root_real)
 
-    return hashlib.sha1(root_real.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+def name_key(text: str) -> str:
+    """A file name for ``text`` in the cache: the first 24 hex digits of its
+    SHA-1. CPython's own small SHA-1 module serves, when it is there: a
+    process that only looks an index up then never loads OpenSSL's
+    (:mod:`hashlib`, 3-8 ms of start-up)."""
+    try:
+        from _sha1 import sha1
+    except ImportError:  # pragma: no cover - a Python built without it
+        from hashlib import sha1
+    return sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]

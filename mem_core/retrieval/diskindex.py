@@ -41,7 +41,6 @@ scores an in-memory :class:`~mem_core.retrieval.index.TermIndex`.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import stat
@@ -55,7 +54,7 @@ from mem_core.errors import MemError
 from mem_core.files.cache import FINE_RACY_SECONDS, RACY_SECONDS, identity
 from mem_core.files.io import GREW, MAX_BYTES, NOT_REGULAR, NOT_UTF8, open_regular
 from mem_core.files.paths import os_error_message, safe_file
-from mem_core.files.usercache import APP_NAME, cache_base, root_key  # noqa: F401 - APP_NAME re-exported
+from mem_core.files.usercache import APP_NAME, cache_base, name_key, root_key  # noqa: F401 - APP_NAME re-exported
 from mem_core.retrieval.index import TermIndex
 from mem_core.retrieval.interfaces import Candidate
 from mem_core.retrieval.text import Terms
@@ -129,7 +128,7 @@ def cache_root(cache_dir: str | None, environ: Any = None) -> str:
 
 
 def index_path(cache: str, root_real: str, relative: str, key: str) -> str:
-    name = hashlib.sha1(f"{key}\0{relative}".encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    name = name_key(f"{key}\0{relative}")
     return os.path.join(cache, root_key(root_real), name + ".idx")
 
 
@@ -752,6 +751,8 @@ def _open(cache: str, root: str, relative: str, indexer: Indexer, fd: int) -> In
     if index is not None and index.identity == ident and _settled(ident, index.built_ns):
         return _serve(index, fd, indexer)
     data = _read_all(fd)
+    import hashlib  # only when a file is read and hashed: a trusted index needs none
+
     digest = hashlib.sha1(data).digest()
     if index is not None and index.size == len(data) and index.digest == digest:
         if index.identity != ident or not _settled(index.identity, index.built_ns):
