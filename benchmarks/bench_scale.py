@@ -15,8 +15,9 @@ next to ``bmad-plus mem`` on an identical copy of the project; with
 ``MEM_BENCH_BASELINE`` (another ``mem``'s command, e.g. the last release's
 ``python /path/to/old/mem``), next to that one too. The calls are
 interleaved round by round so that the machine's load hits them alike. One
-small table per action: size → ms, × pass (and ms, mem/ref with the
-reference; ms, mem/base with the baseline). Without the reference, the rows
+small table per action: size → ms, × pass, growth (× the smallest size's
+time), and ms, mem/ref with the reference (ms, mem/base with the
+baseline). Without the reference, the rows
 issue 12 recorded for ``bmad-plus mem`` 0.18 on this machine are shown as
 ``rec ms`` and ``mem/rec``: another run, so a guide, not a measurement.
 
@@ -298,11 +299,12 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(row)
             results["actions"][action] = rows  # type: ignore[index]
             print(f"\n{action}")
-            head = f"  {'size':<26} {'mem ms':>9} {'× pass':>8}"
+            head = f"  {'size':<26} {'mem ms':>9} {'× pass':>8} {'growth':>7}"
             head += f" {'base ms':>9} {'mem/base':>9}" if baseline else ""
             print(head + (f" {'ref ms':>9} {'mem/ref':>8}" if reference else f" {'rec ms':>9} {'mem/rec':>8}"))
             for row in rows:
-                line = f"  {row['size']:<26} {row['mem_ms']:>9} {row['mem_x_pass']:>8}"
+                growth = row["mem_ms"] / rows[0]["mem_ms"]  # type: ignore[operator]
+                line = f"  {row['size']:<26} {row['mem_ms']:>9} {row['mem_x_pass']:>8} {growth:>6.2f}×"
                 if "base_ms" in row:
                     line += f" {row['base_ms']:>9} {row['mem_per_base']:>9}"
                 for kind in ("ref", "rec"):
