@@ -22,7 +22,7 @@ from mem_core.clock import now_iso
 from mem_core.errors import MemError
 from mem_core.files import PATTERN_SCORES as SCORES
 from mem_core.files import PROMOTIONS, append_record, read_text, write_json, writer_lock
-from mem_core.files.io import check_appendable, read_text_bytes, write_file
+from mem_core.files.io import check_appendable, decode_text, read_file_bytes, write_file
 from mem_core.journal.records import deterministic_id
 from mem_core.js.jsonfmt import JSONError, dumps, loads, parsed_order, to_fixed
 from mem_core.js.numbers import js_to_number
@@ -263,10 +263,13 @@ def reinforce(
         reward = compute_reward(kernel, recorded)
         # (issue 12) when the file holds bytes mem wrote itself, only this
         # pattern's entry is decoded and written (mem_core.reinforcement.scorefile)
-        text, data = read_text_bytes(project, SCORES, missing=True)
+        data = read_file_bytes(project, SCORES, missing=True)
         certificate = Certificate.for_project(project, settings.cache_dir)
-        entry = find_entry(text, pattern, _OBJECT_PROTOTYPE) if data and certificate.holds(data) else None
-        scores = _parsed_scores(text) if entry is None else entry.stored
+        entry = find_entry(data, pattern, _OBJECT_PROTOTYPE) if data and certificate.holds(data) else None
+        if entry is None:
+            scores = _parsed_scores(None if data is None else decode_text(data))
+        else:
+            scores = entry.stored
         previous = _lookup(scores, pattern)
         next_score = update_score(previous, reward, now)
         if not (isinstance(previous, _Inherited) and not previous.is_function):
@@ -281,10 +284,11 @@ def reinforce(
             check_appendable(project, PROMOTIONS, len((dumps(promotion) + "\n").encode("utf-8", "surrogatepass")))
         if entry is None:
             data = write_json(project, SCORES, scores)  # in JavaScript key order already (read_scores)
+            certificate.record(data)
         else:
-            data = entry.replaced(next_score).encode("utf-8", "surrogatepass")
-            write_file(project, SCORES, data)
-        certificate.record(data)
+            pieces = entry.pieces(next_score)
+            write_file(project, SCORES, pieces)
+            certificate.record(pieces)
         if promotion is not None:
             append_record(project, PROMOTIONS, promotion)
     return ReinforceResult(pattern, reward, recorded, previous, next_score, promotion, evidence_ids)

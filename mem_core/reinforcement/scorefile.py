@@ -25,14 +25,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from mem_core.js.jsonfmt import dumps, is_array_index, loads
+from mem_core.js.jsonfmt import JSONError, dumps, is_array_index, loads
 
 __all__ = ["Certificate", "Entry", "find_entry"]
 
 #: a file ``mem`` wrote: it opens with the first key's line and ends so
-_HEAD = '{\n  "'
-_TAIL = "\n}\n"
-_NEXT = ',\n  "'
+_HEAD = b'{\n  "'
+_TAIL = b"\n}\n"
+_NEXT = b',\n  "'
 
 
 class Certificate:
@@ -63,9 +63,10 @@ class Certificate:
             return False
         return stored == _digest(data)
 
-    def record(self, data: bytes) -> None:
-        """Say that ``data`` are mem's own bytes (best effort: a cache that
-        cannot be written just keeps the next run on the whole-file path)."""
+    def record(self, data: bytes | list[bytes]) -> None:
+        """Say that ``data`` (the bytes, or the pieces written one after
+        the other) are mem's own bytes (best effort: a cache that cannot be
+        written just keeps the next run on the whole-file path)."""
         if self.path is None:
             return
         directory = os.path.dirname(self.path)
@@ -90,56 +91,70 @@ class Certificate:
                 pass
 
 
-def _digest(data: bytes) -> bytes:
+def _digest(data: bytes | list[bytes]) -> bytes:
     import hashlib
 
-    return hashlib.sha256(data).hexdigest().encode("ascii")
+    digest = hashlib.sha256()
+    for piece in [data] if isinstance(data, bytes) else data:
+        digest.update(piece)
+    return digest.hexdigest().encode("ascii")
 
 
 class Entry:
-    """One pattern's place in a canonical score-file text: ``stored`` is
-    ``{pattern: value}`` as the file holds it, or ``{}`` when it holds none."""
+    """One pattern's place in the bytes of a canonical score file: ``stored``
+    is ``{pattern: value}`` as the file holds it, or ``{}`` when it holds none."""
 
-    __slots__ = ("_text", "_key", "_begin", "_end", "_present", "stored")
+    __slots__ = ("_data", "_key", "_begin", "_end", "_present", "stored")
 
-    def __init__(self, text: str, key: str, begin: int, end: int, stored: dict[str, Any]) -> None:
-        self._text = text
+    def __init__(self, data: bytes, key: bytes, begin: int, end: int, stored: dict[str, Any]) -> None:
+        self._data = data
         self._key = key
         self._begin = begin
         self._end = end
         self._present = bool(stored)
         self.stored = stored
 
-    def replaced(self, value: Any) -> str:
-        """The file with the pattern's entry set to ``value``: what writing the
-        whole store again would give."""
-        text, entry = self._text, _entry(value)
+    def pieces(self, value: Any) -> list[bytes]:
+        """The file with the pattern's entry set to ``value`` — what writing
+        the whole store again would give — as pieces to write one after the
+        other (views of the old bytes: nothing of 2 MiB is copied)."""
+        data, entry = memoryview(self._data), _entry(value)
         if not self._present:
-            return f"{text[: -len(_TAIL)]},\n  {self._key}: {entry}{_TAIL}"
-        return text[: self._begin] + entry + text[self._end :]
+            return [data[: -len(_TAIL)], b",\n  " + self._key + b": " + entry + _TAIL]  # type: ignore[list-item]
+        return [data[: self._begin], entry, data[self._end :]]  # type: ignore[list-item]
+
+    def replaced(self, value: Any) -> bytes:
+        """:meth:`pieces`, joined."""
+        return b"".join(self.pieces(value))
 
 
-def find_entry(text: str, pattern: str, apart: frozenset[str]) -> Entry | None:
-    """The entry of ``pattern`` in canonical score-file ``text``; ``None`` when
-    the text is not of the shape this needs, or for a pattern JavaScript
-    stores or orders apart (``apart``, an absent array index): the caller then
-    reads and writes the whole file."""
-    if not text.startswith(_HEAD) or not text.endswith(_TAIL) or pattern in apart:
+def find_entry(data: bytes, pattern: str, apart: frozenset[str]) -> Entry | None:
+    """The entry of ``pattern`` in the bytes of a canonical score file;
+    ``None`` when they are not of the shape this needs, or for a pattern
+    JavaScript stores or orders apart (``apart``, an absent array index):
+    the caller then reads and writes the whole file. UTF-8 never puts a
+    byte of ``\\n``, a space or ``"`` inside another character, so the
+    search in bytes finds what a search in the text would."""
+    if not data.startswith(_HEAD) or not data.endswith(_TAIL) or pattern in apart:
         return None
-    key = dumps(pattern)
-    needle = "\n  " + key + ": "
-    start = text.find(needle)
+    key = dumps(pattern).encode("utf-8", "surrogatepass")
+    needle = b"\n  " + key + b": "
+    start = data.find(needle)
     if start < 0:
         if is_array_index(pattern):  # V8 orders index keys first, not last
             return None
-        return Entry(text, key, 0, 0, {})
+        return Entry(data, key, 0, 0, {})
     begin = start + len(needle)
-    end = text.find(_NEXT, begin)
+    end = data.find(_NEXT, begin)
     if end < 0:
-        end = len(text) - len(_TAIL)
-    return Entry(text, key, begin, end, {pattern: loads(text[begin:end])})
+        end = len(data) - len(_TAIL)
+    try:
+        stored = loads(data[begin:end].decode("utf-8"))
+    except (UnicodeDecodeError, JSONError):  # not mem's own after all: the whole-file path says why
+        return None
+    return Entry(data, key, begin, end, {pattern: stored})
 
 
-def _entry(value: Any) -> str:
+def _entry(value: Any) -> bytes:
     """``value`` as ``JSON.stringify`` writes it one level deep at indent 2."""
-    return dumps(value, 2).replace("\n", "\n  ")
+    return dumps(value, 2).replace("\n", "\n  ").encode("utf-8", "surrogatepass")

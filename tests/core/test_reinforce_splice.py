@@ -183,13 +183,28 @@ def test_a_corrupt_or_missing_certificate_costs_only_the_fast_path(
 
 
 def test_find_entry_leaves_what_javascript_treats_apart_to_the_whole_file_path() -> None:
-    text = jsonfmt.dumps({"3": 1, "a": {"b": [1, 2]}, "toString": 2}, 2) + "\n"
+    data = (jsonfmt.dumps({"3": 1, "a": {"b": [1, 2]}, "toString": 2, "é": 0}, 2) + "\n").encode()
     apart = frozenset({"toString", "__proto__"})
-    assert find_entry(text, "toString", apart) is None  # even when present
-    assert find_entry(text, "__proto__", apart) is None
-    assert find_entry(text, "9", apart) is None  # an absent index: V8 puts it first
-    assert find_entry(text, "3", apart) is not None  # a present one keeps its place
-    assert find_entry("{}\n", "a", apart) is None  # an empty store: the whole-file path
-    entry = find_entry(text, "a", apart)
+    assert find_entry(data, "toString", apart) is None  # even when present
+    assert find_entry(data, "__proto__", apart) is None
+    assert find_entry(data, "9", apart) is None  # an absent index: V8 puts it first
+    assert find_entry(data, "3", apart) is not None  # a present one keeps its place
+    assert find_entry(b"{}\n", "a", apart) is None  # an empty store: the whole-file path
+    entry = find_entry(data, "a", apart)
     assert entry is not None and entry.stored == {"a": {"b": [1, 2]}}
-    assert entry.replaced({"c": None}) == jsonfmt.dumps({"3": 1, "a": {"c": None}, "toString": 2}, 2) + "\n"
+    expected = jsonfmt.dumps({"3": 1, "a": {"c": None}, "toString": 2, "é": 0}, 2) + "\n"
+    assert entry.replaced({"c": None}) == expected.encode()
+    entry = find_entry(data, "é", apart)
+    assert (
+        entry is not None
+        and entry.replaced(1.5)
+        == expected.replace('"c": null', '"b": [\n      1,\n      2\n    ]').replace('"é": 0', '"é": 1.5').encode()
+    )
+    new = find_entry(data, "ü ✓", apart)
+    assert new is not None and new.stored == {}
+    assert (
+        new.replaced([])
+        == expected.replace('"c": null', '"b": [\n      1,\n      2\n    ]')
+        .replace('"é": 0', '"é": 0,\n  "ü ✓": []')
+        .encode()
+    )
