@@ -45,11 +45,8 @@ def root_key(root_real: str) -> str:
 
 def name_key(text: str) -> str:
     """A file name for ``text`` in the cache: the first 24 hex digits of its
-    SHA-1. CPython's own small SHA-1 module serves, when it is there: a
-    process that only looks an index up then never loads OpenSSL's
-    (:mod:`hashlib`, 3-8 ms of start-up)."""
-    try:
-        from _sha1 import sha1
-    except ImportError:  # pragma: no cover - a Python built without it
-        from hashlib import sha1
-    return sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    SHA-1 (:mod:`mem_core.digest`: a process that only looks an index up
+    never loads OpenSSL)."""
+    from mem_core.digest import sha1_hex
+
+    return sha1_hex(text.encode("utf-8", "surrogatepass"))[:24]
