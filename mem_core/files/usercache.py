@@ -16,7 +16,7 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["APP_NAME", "cache_base", "name_key", "root_key"]
+__all__ = ["APP_NAME", "cache_base", "name_key", "root_key", "user_dir"]
 
 APP_NAME = "mem"
 
@@ -25,17 +25,24 @@ def cache_base(cache_dir: str | None, environ: Any = None) -> str:
     """mem's cache directory (see the module)."""
     if cache_dir:
         return cache_dir
-    env = os.environ if environ is None else environ
+    return user_dir("XDG_CACHE_HOME", "~/.cache", "user_cache_dir", os.environ if environ is None else environ)
+
+
+def user_dir(variable: str, default: str, platform_function: str, env: Any) -> str:
+    """mem's directory of one kind for this user: on Linux ``$<variable>/mem``,
+    else ``<default>/mem`` (without importing platformdirs); elsewhere
+    platformdirs' ``<platform_function>`` (``user_cache_dir``,
+    ``user_config_dir``)."""
     if sys.platform.startswith("linux") and not hasattr(sys, "getandroidapilevel"):
-        xdg = env.get("XDG_CACHE_HOME", "")
+        xdg = env.get(variable, "")
         if os.path.isabs(xdg):
             return os.path.join(xdg, APP_NAME)
         home = env.get("HOME")
         if home is None or os.path.isabs(home):
-            return os.path.join(os.path.expanduser("~/.cache"), APP_NAME)
-    from platformdirs import user_cache_dir
+            return os.path.join(os.path.expanduser(default), APP_NAME)
+    import platformdirs
 
-    return user_cache_dir(APP_NAME, appauthor=False)
+    return getattr(platformdirs, platform_function)(APP_NAME, appauthor=False)  # type: ignore[no-any-return]
 
 
 def root_key(root_real: str) -> str:
