@@ -56,17 +56,16 @@ class Member:
         self.context = context
 
 
-def portfolio_projects(current: str) -> tuple[list[str], str | None]:
+def portfolio_projects(current: str) -> tuple[list[str], list[str]]:
     """The projects a ``--scope all`` recall from ``current`` reads (the
-    current project first when it is not registered), and the brain of the
-    portfolio file."""
+    current project first when it is not registered), and the registered ones."""
     from mem_core.portfolio.registry import load_portfolio
 
-    portfolio = load_portfolio()
-    roots = list(portfolio.projects)
+    registered = load_portfolio().projects
+    roots = list(registered)
     if current not in roots and os.path.realpath(current) not in roots:
         roots.insert(0, current)
-    return roots, portfolio.brain
+    return roots, registered
 
 
 def _unusable(root: str) -> str | None:
@@ -91,9 +90,41 @@ def recall_all(
 ) -> RecallResult:
     """The ranked results of ``request`` (scope ``all``) over the portfolio
     (see the module)."""
+    from mem_core.retrieval.diskindex import IndexCorrupt
+
+    if index_dir is not None and request.match_tokens is not None:
+        from mem_core.portfolio.combined import Changed
+
+        try:
+            return _recall_all(kernel, settings, request, ranker, count, index_dir, True)
+        except (Changed, IndexCorrupt):  # never trusted: this recall reads the files
+            pass
+    try:
+        return _recall_all(kernel, settings, request, ranker, count, index_dir, False)
+    except IndexCorrupt as exc:  # a per-file index found corrupt late: dropped
+        try:
+            os.unlink(exc.path)
+        except OSError:
+            pass
+        return _recall_all(kernel, settings, request, ranker, count, None, False)
+
+
+#: the built-in sources the portfolio index serves, by name
+_SERVED = {"journal": "mem_plugins.sources.journal", "notes": "mem_plugins.sources.notes"}
+
+
+def _recall_all(
+    kernel: Kernel,
+    settings: Settings,
+    request: Query,
+    ranker: Any,
+    count: int,
+    index_dir: str | None,
+    combined: bool,
+) -> RecallResult:
     from mem_core.retrieval.api import RecallResult, _own
 
-    roots, _brain = portfolio_projects(settings.project)
+    roots, registered = portfolio_projects(settings.project)
     brain = request.portfolio
     skipped: list[dict[str, str]] = []
     members: list[Member] = []
@@ -120,30 +151,35 @@ def recall_all(
     owners: dict[int, str] = {}
     parts: list[list[Candidate] | CandidateBlock] = []
     served = None
-    if index_dir is not None and request.match_tokens is not None:
+    sources = sorted(kernel.note_sources.items(), key=lambda item: item[1].order)
+    if combined and index_dir is not None:
         from mem_core.portfolio.combined import PortfolioIndex
 
-        served = PortfolioIndex.open(index_dir, members, brain_member, request)
-    for name, source_cls in sorted(kernel.note_sources.items(), key=lambda item: item[1].order):
-        source = source_cls()
-        group = [brain_member] if name == BRAIN_SOURCE else members
-        for member in group:
-            if member is None or not source.active(member.query):
-                continue
-            own = served.parts(name, member) if served is not None else None
-            if own is None:
-                own = _source_parts(source.candidates(member.query, member.context))
-            for part in own:
-                parts.append(_owned(part, member.root, owners))
-    if served is not None:
-        served.finish()
-    ranked = ranker.rank(request, Candidates(parts), RankContext(kernel, request))
-    results = []
-    for scored in ranked[:count]:
-        mine = _own(scored)
-        fields = dict(mine.candidate.fields)
-        fields["project"] = owners[id(scored.candidate)]
-        results.append(Scored(Candidate(mine.candidate.scored_text, fields, 1.0), mine.score, mine.extra))
+        served = PortfolioIndex.open(index_dir, members, registered, request, owners)
+    try:
+        for name, source_cls in sources:
+            source = source_cls()
+            group = [brain_member] if name == BRAIN_SOURCE else members
+            builtin = served is not None and _SERVED.get(name) == source_cls.__module__
+            for member in group:
+                if member is None or not source.active(member.query):
+                    continue
+                own = served.parts(name, member) if builtin else None  # type: ignore[union-attr]
+                if own is None:
+                    for part in _source_parts(source.candidates(member.query, member.context)):
+                        parts.append(_owned(part, member.root, owners))
+                else:
+                    parts.extend(own)
+        ranked = ranker.rank(request, Candidates(parts), RankContext(kernel, request))
+        results = []
+        for scored in ranked[:count]:
+            mine = _own(scored)
+            fields = dict(mine.candidate.fields)
+            fields["project"] = owners[id(scored.candidate)]
+            results.append(Scored(Candidate(mine.candidate.scored_text, fields, 1.0), mine.score, mine.extra))
+    finally:
+        if served is not None:
+            served.close()
     for member in [*members, brain_member]:
         if member is not None:
             for item in member.context.skipped:
