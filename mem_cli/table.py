@@ -176,6 +176,7 @@ OTHER_COMMANDS: tuple[str, ...] = (
     "doctor",
     "archive",
     "human",
+    "portfolio",
 )
 
 #: every built-in command, in the order the unknown-action message lists them
