@@ -78,9 +78,10 @@ MANIFEST_VERSION = 1
 #: rebuild when more than this share of the units is stale
 REBUILD_SHARE = 1 / 8
 JOURNAL = ".bmad/memory/journal.ndjson"
+PROJECT_CONFIG = ".bmad/memory/mem.toml"
 ARCHIVE = ".bmad/memory/archive"
 #: the folders whose identity the units of a project depend on, parents first
-DIRS = ("", ".bmad", ".bmad/memory", ".agents", ".agents/memory")
+DIRS = (".bmad", ".bmad/memory", ".agents", ".agents/memory")
 NOTE_PATHS = tuple(f"{d}/{name}" for d in NOTE_DIRS for name in NOTE_FILES)
 
 
@@ -109,36 +110,42 @@ def portfolio_dir(index_dir: str, roots: Sequence[str]) -> str:
     return os.path.join(index_dir, "portfolio", key)
 
 
-def _dir_identity(path: str) -> tuple[int, ...] | None | bool:
-    """A folder's identity; ``None`` when missing; ``False`` when it is
-    not a folder (a symbolic link, a file: never served from here)."""
+def _identity_now(path: str, folder: bool) -> tuple[int, ...] | None | bool:
+    """The identity of a folder (``folder``) or a regular file; ``None``
+    when missing; ``False`` when it is something else (a symbolic link …)
+    or cannot be examined."""
     try:
         st = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError:
         return False
-    if not stat.S_ISDIR(st.st_mode):
+    if not (stat.S_ISDIR(st.st_mode) if folder else stat.S_ISREG(st.st_mode)):
         return False
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-# -- building ------------------------------------------------------------------
+#: what a recorded identity becomes when it was not settled at build time (never equal to one)
+UNSETTLED = ()
 
 
 class _Build:
     """The documents of the portfolio index as they are collected."""
 
-    def __init__(self) -> None:
-        self.files: list[tuple[str, str, tuple[int, ...] | None]] = []  # (path, shown, identity)
-        self.dirs: dict[str, tuple[int, ...] | None | bool] = {}
-        self.units: list[tuple[Any, ...]] = []
+    def __init__(self, started: int) -> None:
+        self.started = started
+        #: per document file: (root, path relative to it, identity)
+        self.files: list[tuple[str, str, Any]] = []
+        #: per project: (root, folders, journal files, note files, journal unit, notes unit, no store)
+        self.projects: list[tuple[Any, ...]] = []
         self.notes = _Postings()
         self.journal = _Postings()
 
-    def file_number(self, path: str, shown: str, ident: tuple[int, ...] | None) -> int:
-        self.files.append((path, shown, ident))
-        return len(self.files) - 1
+    def recorded(self, ident: tuple[int, ...] | None | bool) -> Any:
+        """An identity as the manifest keeps it: settled ones only."""
+        if ident is None or ident is False:
+            return ident
+        return ident if _settled(ident, self.started) else UNSETTLED
 
 
 class _Postings:
@@ -286,42 +293,43 @@ def _read_file(root: str, relative: str) -> tuple[bytes, tuple[int, ...]] | None
         os.close(fd)
 
 
-def _add_project(build: _Build, root: str) -> None:
+def _add_project(build: _Build, root: str, stores: Any) -> None:
     from mem_plugins.sources.journal import JOURNAL_INDEXER
     from mem_plugins.sources.markdown import NOTE_INDEXER
 
-    dirs = {d: _dir_identity(os.path.join(root, d) if d else root) for d in DIRS}
-    for d, ident in dirs.items():
-        build.dirs[os.path.join(root, d) if d else root] = ident
-    safe = all(ident is not False for ident in dirs.values())
-    # the journal
-    ok = safe and _dir_identity(os.path.join(root, ARCHIVE)) is None
-    files: list[int] = []
+    folders = [(os.path.join(root, d), _identity_now(os.path.join(root, d), True)) for d in DIRS]
+    safe = all(ident is not False for _path, ident in folders)
+    folder_of = {d: number for number, d in enumerate(DIRS)}
+
+    def check(relative: str, ident: tuple[int, ...] | None) -> tuple[Any, ...]:
+        return (os.path.join(root, relative), build.recorded(ident), folder_of[os.path.dirname(relative)])
+
+    # the journal: one file, and no archive (with one the source reads the journal as it is)
+    journal_checks: list[tuple[Any, ...]] = []
+    ok = safe and _identity_now(os.path.join(root, ARCHIVE), True) is None
     lo = build.journal.count
     if ok:
         try:
             found = _read_file(root, JOURNAL)
         except MemError:
-            found = None
-            ok = False
+            found, ok = None, False
         if ok:
-            number = build.file_number(os.path.join(root, JOURNAL), JOURNAL, found[1] if found else None)
-            files.append(number)
+            journal_checks = [check(JOURNAL, found[1] if found else None), check(ARCHIVE, None)]
             if found is not None:
                 docs = JOURNAL_INDEXER.build(found[0], 0).docs
                 if docs is None:
                     ok = False
                 else:
+                    build.files.append((root, JOURNAL, found[1]))
+                    number = len(build.files) - 1
                     for doc in docs:
                         build.journal.add(doc.counts, doc.length, (*doc.cols, number), b"", JOURNALS.columns)
-    if ok:  # no archive appeared: still absent at the next recall, or the journal is read as it is
-        files.append(build.file_number(os.path.join(root, ARCHIVE), ARCHIVE, None))
-    build.units.append(("journal", root, ok, tuple(files), lo, build.journal.count))
-    # the notes
+    journal_unit = (ok, lo, build.journal.count)
+    # the notes: the six note files
+    note_checks: list[tuple[Any, ...]] = []
     ok = safe
-    files = []
     lo = build.notes.count
-    pending: list[tuple[int, list[Any]]] = []
+    pending: list[tuple[str, list[Any]]] = []
     if ok:
         for relative in NOTE_PATHS:
             try:
@@ -329,27 +337,37 @@ def _add_project(build: _Build, root: str) -> None:
             except MemError:
                 ok = False
                 break
-            number = build.file_number(os.path.join(root, relative), relative, found[1] if found else None)
-            files.append(number)
+            note_checks.append(check(relative, found[1] if found else None))
             if found is not None:
-                pending.append((number, NOTE_INDEXER.build(found[0], 0).docs or []))
+                pending.append((relative, NOTE_INDEXER.build(found[0], 0).docs or []))
     if ok:
-        for number, docs in pending:
+        for relative, docs in pending:
+            build.files.append((root, relative, None))
+            number = len(build.files) - 1
             for doc in docs:
                 build.notes.add(doc.counts, doc.length, (number,), doc.blob, NOTES.columns)
-    build.units.append(("notes", root, ok, tuple(files), lo, build.notes.count))
+    notes_unit = (ok, lo, build.notes.count)
+    # no structured-memory store (of the stores registered now) in .bmad/memory/
+    directory = os.path.join(root, ".bmad/memory")
+    no_store = safe and not any(stores.get(name).exists(directory) for name in stores.names())
+    no_config = safe and not os.path.lexists(os.path.join(root, PROJECT_CONFIG))
+    recorded_folders = tuple((path, build.recorded(ident)) for path, ident in folders)
+    build.projects.append(
+        (root, recorded_folders, tuple(journal_checks), tuple(note_checks), journal_unit, notes_unit, no_store,
+         no_config)
+    )  # fmt: skip
 
 
-def build_index(directory: str, roots: Sequence[str]) -> None:
+def build_index(directory: str, roots: Sequence[str], stores: Any) -> None:
     """Index the journals and notes of ``roots`` into ``directory`` (new
     files, then the manifest replaced atomically; older builds removed). A
     cache that cannot be written is no error."""
     from mem_core.retrieval.diskindex import _save
 
     started = time.time_ns()
-    build = _Build()
+    build = _Build(started)
     for root in roots:
-        _add_project(build, root)
+        _add_project(build, root, stores)
     build_id = f"{os.getpid()}-{started}"
     tag = f"portfolio:{build_id}"
     notes_name, journal_name = f"notes-{build_id}.idx", f"journal-{build_id}.idx"
@@ -359,13 +377,12 @@ def build_index(directory: str, roots: Sequence[str]) -> None:
         (
             MANIFEST_VERSION,
             tuple(roots),
+            _store_names(stores),
             build_id,
-            started,
             notes_name,
             journal_name,
             tuple(build.files),
-            tuple(build.dirs.items()),
-            tuple(build.units),
+            tuple(build.projects),
         )
     )
     _save(
@@ -380,14 +397,18 @@ def build_index(directory: str, roots: Sequence[str]) -> None:
         pass
 
 
+def _store_names(stores: Any) -> tuple[str, ...]:
+    """The registered memory stores, with their classes' modules."""
+    return tuple(f"{name}={stores.get(name).__module__}" for name in stores.names())
+
+
 class _Manifest:
-    __slots__ = ("build_id", "built_ns", "notes", "journal", "files", "dirs", "units")
+    __slots__ = ("stores", "build_id", "notes", "journal", "files", "projects")
 
     def __init__(self, fields: tuple[Any, ...]) -> None:
-        (_v, _roots, self.build_id, self.built_ns, self.notes, self.journal, files, dirs, units) = fields
-        self.files: tuple[tuple[str, str, tuple[int, ...] | None], ...] = files
-        self.dirs: dict[str, Any] = dict(dirs)
-        self.units: tuple[tuple[Any, ...], ...] = units
+        (_v, _roots, self.stores, self.build_id, self.notes, self.journal, files, projects) = fields
+        self.files: tuple[tuple[str, str, Any], ...] = files
+        self.projects: tuple[tuple[Any, ...], ...] = projects
 
 
 def _read_manifest(directory: str, roots: Sequence[str]) -> _Manifest | None:
@@ -409,71 +430,68 @@ def _read_manifest(directory: str, roots: Sequence[str]) -> _Manifest | None:
         return None
     try:
         fields = marshal.loads(body)
-        if not (isinstance(fields, tuple) and len(fields) == 9 and fields[0] == MANIFEST_VERSION):
-            return None
-        if fields[1] != tuple(roots):
-            return None
-        manifest = _Manifest(fields)
-        for unit in manifest.units:
-            _source, _root, _ok, files, lo, hi = unit
-            if not (0 <= lo <= hi) or any(not 0 <= f < len(manifest.files) for f in files):
-                return None
-        return manifest
     except (ValueError, TypeError, EOFError):
         return None
+    if not (isinstance(fields, tuple) and len(fields) == 8 and fields[0] == MANIFEST_VERSION):
+        return None
+    if fields[1] != tuple(roots) or len(fields[7]) != len(roots):
+        return None
+    return _Manifest(fields)
 
 
-class _Checker:
-    """Whether the files of a unit are as the manifest recorded them (one
-    ``lstat`` per file and folder, folders checked once per recall)."""
-
-    def __init__(self, manifest: _Manifest) -> None:
-        self.manifest = manifest
-        self.built = manifest.built_ns
-        self._dirs: dict[str, tuple[bool, bool]] = {}  # path -> (safe, unchanged)
-
-    def folder(self, path: str) -> tuple[bool, bool]:
-        found = self._dirs.get(path)
-        if found is None:
-            recorded = self.manifest.dirs.get(path, False)
-            now = _dir_identity(path)
-            safe = now is not False
-            if recorded is None:
-                unchanged = now is None
-            elif recorded is False:
-                unchanged = False
-            else:
-                unchanged = now == recorded and _settled(recorded, self.built)
-            found = self._dirs[path] = (safe, unchanged)
-        return found
-
-    def fresh(self, unit: tuple[Any, ...]) -> bool:
-        _source, root, ok, files, _lo, _hi = unit
-        if not ok:
-            return False
-        for d in DIRS:
-            if not self.folder(os.path.join(root, d) if d else root)[0]:
-                return False
-        for number in files:
-            path, _shown, recorded = self.manifest.files[number]
-            if recorded is None:
-                parent = os.path.dirname(path)
-                if parent in self.manifest.dirs and self.folder(parent)[1]:
-                    continue  # a folder that did not change gained no file
+def _fresh(project: tuple[Any, ...]) -> tuple[bool, bool, bool, bool]:
+    """Whether the journal and the notes of a project are as indexed,
+    whether it still has no memory store, and whether it is served whole:
+    both, a memory folder unchanged (so the project is there and readable)
+    and still no config file (see the module). Raises ``ValueError`` … on a
+    manifest that is not one (never trusted)."""
+    _root, folders, journal_checks, note_checks, journal_unit, notes_unit, no_store, no_config = project
+    lstat = os.lstat
+    same: list[bool] = []
+    for path, recorded in folders:
+        try:
+            st = lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            same.append(recorded is None)
+            continue
+        except OSError:
+            return False, False, False, False
+        if not stat.S_ISDIR(st.st_mode):
+            return False, False, False, False
+        same.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) == recorded)
+    results = []
+    for checks, unit in ((journal_checks, journal_unit), (note_checks, notes_unit)):
+        fresh = bool(unit[0])
+        if fresh:
+            for path, recorded, folder in checks:
+                if recorded is None:
+                    if same[folder]:
+                        continue  # a folder that did not change gained no file
+                    try:
+                        lstat(path)
+                    except (FileNotFoundError, NotADirectoryError):
+                        continue
+                    except OSError:
+                        pass
+                    fresh = False
+                    break
                 try:
-                    os.lstat(path)
-                except (FileNotFoundError, NotADirectoryError):
-                    continue
+                    st = lstat(path)
                 except OSError:
-                    return False
-                return False
-            try:
-                st = os.lstat(path)
-            except OSError:
-                return False
-            if not stat.S_ISREG(st.st_mode) or identity(st) != recorded or not _settled(recorded, self.built):
-                return False
-        return True
+                    fresh = False
+                    break
+                if (
+                    not stat.S_ISREG(st.st_mode)
+                    or (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) != recorded
+                ):
+                    fresh = False
+                    break
+        results.append(fresh)
+    bmad, agents = folders[1][1], folders[3][1]
+    present = (same[1] and bmad is not None) or (same[3] and agents is not None)
+    # .bmad/memory unchanged: no store and no config file appeared in it
+    whole = results[0] and results[1] and present and bool(no_config) and same[1]
+    return results[0], results[1], bool(no_store) and same[1], whole
 
 
 class _Range(TermIndex):
@@ -538,14 +556,20 @@ class PortfolioIndex:
         manifest: _Manifest,
         notes: IndexedSource,
         journal: IndexedSource,
-        fresh: dict[tuple[str, str], tuple[int, int, bool]],
+        runs: dict[tuple[str, str], tuple[int, int, bool]],
+        no_store: set[str],
+        whole: set[str],
         query: Query,
         owners: dict[int, str],
     ) -> None:
         self._manifest = manifest
         self._sources = {"notes": notes, "journal": journal}
         #: (source, root) -> (first document of its run, end of the run, whether it starts the run)
-        self._fresh = fresh
+        self._runs = runs
+        #: the projects known to hold no structured-memory store
+        self._no_store = no_store
+        #: the projects served whole (see :func:`_fresh`)
+        self._whole = whole
         self._query = query
         self._owners = owners
         self._indexes: dict[str, DiskTermIndex] = {}
@@ -553,27 +577,42 @@ class PortfolioIndex:
 
     @classmethod
     def open(
-        cls, index_dir: str, members: Sequence[Member], registered: Sequence[str], query: Query, owners: dict[int, str]
+        cls,
+        index_dir: str,
+        roots: Sequence[str],
+        registered: Sequence[str],
+        query: Query,
+        owners: dict[int, str],
+        stores: Any,
     ) -> PortfolioIndex | None:
         """The portfolio index of ``registered`` (built or rebuilt now when
-        needed), or ``None`` when it cannot be used."""
+        needed) for a recall over ``roots``, or ``None`` when it cannot be used."""
         if not registered:
             return None
         directory = portfolio_dir(index_dir, registered)
-        wanted = {m.root for m in members}
+        wanted = set(roots)
+        none = (False, False, False, False)
         for attempt in range(2):
             manifest = _read_manifest(directory, registered)
             if manifest is not None:
-                checker = _Checker(manifest)
-                state = [(unit, unit[1] in wanted and checker.fresh(unit)) for unit in manifest.units]
-                usable = [fresh for unit, fresh in state if unit[2]]
-                stale = usable.count(False)
-                if stale <= len(usable) * REBUILD_SHARE or attempt:
-                    opened = cls._open_files(directory, manifest)
-                    if opened is not None:
-                        return cls(manifest, opened[0], opened[1], _runs(state), query, owners)
+                try:
+                    state = [_fresh(project) if project[0] in wanted else none for project in manifest.projects]
+                    usable = sum(bool(project[4][0]) + bool(project[5][0]) for project in manifest.projects)
+                except (ValueError, TypeError, IndexError, KeyError):
+                    state = None
+                if state is not None:
+                    stale = usable - sum(j + n for j, n, _s, _w in state)
+                    if stale <= usable * REBUILD_SHARE or attempt:
+                        opened = cls._open_files(directory, manifest)
+                        if opened is not None:
+                            same_stores = manifest.stores == _store_names(stores)
+                            no_store = {p[0] for p, st in zip(manifest.projects, state, strict=True) if st[2]}
+                            whole = {p[0] for p, st in zip(manifest.projects, state, strict=True) if st[3]}
+                            runs = _runs(manifest.projects, state)
+                            return cls(manifest, opened[0], opened[1], runs, no_store if same_stores else set(),
+                                       whole, query, owners)  # fmt: skip
             if attempt == 0:
-                build_index(directory, registered)
+                build_index(directory, registered, stores)
         return None
 
     @staticmethod
@@ -588,12 +627,22 @@ class PortfolioIndex:
             return None
         return IndexedSource(notes, None), IndexedSource(journal, None)
 
+    def no_store(self, root: str) -> bool:
+        """Whether the project ``root`` is known to hold no structured-memory
+        store (its ``.bmad/memory/`` unchanged since it had none)."""
+        return root in self._no_store
+
+    def whole(self, root: str) -> bool:
+        """Whether the journal and notes of ``root`` are served from here, its
+        folder is there and readable and it has no config file."""
+        return root in self._whole
+
     def parts(self, source: str, member: Member) -> list[Any] | None:
         """The parts the portfolio index gives for ``member``'s ``source``:
         ``None`` when the source must read it itself."""
         if source not in self._sources:
             return None
-        found = self._fresh.get((source, member.root))
+        found = self._runs.get((source, member.root))
         if found is None:
             return None
         lo, hi, starts = found
@@ -601,9 +650,11 @@ class PortfolioIndex:
             return []
         index = self._index(source)
         view: TermIndex = index if (lo, hi) == (0, len(index)) else _Range(index, lo, hi)
-        if source == "notes":
-            return [CandidateBlock(view, self._note_maker(), tokens=self._query.match_tokens, unit_weight=True)]
-        return [CandidateBlock(view, self._event_maker(), tokens=self._query.match_tokens)]
+        maker = self._note_maker() if source == "notes" else self._event_maker()
+        # every candidate weighs 1 for notes too, but the lexical ranker's
+        # group scoring suits a block of many projects better than its
+        # best-of-block search (the same scores either way)
+        return [CandidateBlock(view, maker, tokens=self._query.match_tokens)]
 
     def _index(self, source: str) -> DiskTermIndex:
         found = self._indexes.get(source)
@@ -612,8 +663,7 @@ class PortfolioIndex:
         return found
 
     def _root_of(self, number: int) -> str:
-        path, shown, _ident = self._manifest.files[number]
-        return path[: len(path) - len(shown) - 1]
+        return self._manifest.files[number][0]
 
     def _note_maker(self) -> Callable[[int], Candidate]:
         source = self._sources["notes"]
@@ -695,7 +745,8 @@ class PortfolioIndex:
         """The journal ``number``, open, checked to be the file indexed."""
         fd = self._fds.get(number)
         if fd is None:
-            path, _shown, recorded = self._manifest.files[number]
+            root, relative, recorded = self._manifest.files[number]
+            path = os.path.join(root, relative)
             try:
                 fd = open_regular(path)
             except (OSError, MemError):
@@ -717,22 +768,24 @@ class PortfolioIndex:
             source.close()
 
 
-def _runs(state: list[tuple[tuple[Any, ...], bool]]) -> dict[tuple[str, str], tuple[int, int, bool]]:
+def _runs(
+    projects: Sequence[tuple[Any, ...]], state: Sequence[tuple[bool, bool, bool, bool]]
+) -> dict[tuple[str, str], tuple[int, int, bool]]:
     """Per fresh unit: the document range of the run of consecutive fresh
     units of its source it belongs to, and whether it is the run's first."""
     runs: dict[tuple[str, str], tuple[int, int, bool]] = {}
-    for source in ("journal", "notes"):
-        units = [(unit, fresh) for unit, fresh in state if unit[0] == source]
+    for source, column in (("journal", 0), ("notes", 1)):
         k = 0
-        while k < len(units):
-            if not units[k][1]:
+        n = len(projects)
+        while k < n:
+            if not state[k][column]:
                 k += 1
                 continue
             end = k
-            while end + 1 < len(units) and units[end + 1][1]:
+            while end + 1 < n and state[end + 1][column]:
                 end += 1
-            lo, hi = units[k][0][4], units[end][0][5]
+            lo, hi = projects[k][4 + column][1], projects[end][4 + column][2]
             for j in range(k, end + 1):
-                runs[(source, units[j][0][1])] = (lo, hi, j == k)
+                runs[(source, projects[j][0])] = (lo, hi, j == k)
             k = end + 1
     return runs

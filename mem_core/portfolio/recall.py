@@ -27,7 +27,8 @@ byte for byte, as without it (tests/core/test_portfolio_index.py).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mem_core.errors import MemError
@@ -45,15 +46,53 @@ BRAIN_SOURCE = "portfolio"
 
 
 class Member:
-    """One project of a ``--scope all`` recall: its root, its query and its
-    source context (``None`` while it is skipped)."""
+    """One project of a ``--scope all`` recall: its root, and — made when a
+    source reads it itself — its settings, query and source context (a
+    project the portfolio index serves whole needs none of them)."""
 
-    __slots__ = ("root", "query", "context")
+    __slots__ = ("root", "_make_settings", "_request", "_scope", "_index_dir", "_kernel", "_settings", "_query", "_context")
 
-    def __init__(self, root: str, query: Query, context: SourceContext) -> None:
+    def __init__(
+        self,
+        root: str,
+        settings: Callable[[], Settings],
+        request: Query,
+        kernel: Kernel,
+        index_dir: str | None,
+        scope: str = "project",
+    ) -> None:
         self.root = root
-        self.query = query
-        self.context = context
+        self._make_settings = settings
+        self._request = request
+        self._scope = scope
+        self._index_dir = index_dir
+        self._kernel = kernel
+        self._settings: Settings | None = None
+        self._query: Query | None = None
+        self._context: SourceContext | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = self._make_settings()
+        return self._settings
+
+    @property
+    def query(self) -> Query:
+        if self._query is None:
+            portfolio = self.root if self._scope == "portfolio" else None
+            self._query = self._request.replace(project=self.root, scope=self._scope, portfolio=portfolio)
+        return self._query
+
+    @property
+    def context(self) -> SourceContext:
+        if self._context is None:
+            self._context = SourceContext(self._kernel, self.query, self.settings, index_dir=self._index_dir)
+        return self._context
+
+    @property
+    def skipped(self) -> list[dict[str, str]]:
+        return self._context.skipped if self._context is not None else []
 
 
 def portfolio_projects(current: str) -> tuple[list[str], list[str]]:
@@ -111,6 +150,7 @@ def recall_all(
 
 #: the built-in sources the portfolio index serves, by name
 _SERVED = {"journal": "mem_plugins.sources.journal", "notes": "mem_plugins.sources.notes"}
+_MEMORIES = "mem_plugins.sources.memories"
 
 
 def _recall_all(
@@ -126,50 +166,64 @@ def _recall_all(
 
     roots, registered = portfolio_projects(settings.project)
     brain = request.portfolio
+    owners: dict[int, str] = {}
+    served = None
+    if combined and index_dir is not None:
+        from mem_core.portfolio.combined import PortfolioIndex
+
+        served = PortfolioIndex.open(index_dir, roots, registered, request, owners, kernel.stores)
     skipped: list[dict[str, str]] = []
     members: list[Member] = []
+    bare: Settings | None = None  # the settings of a project without a config file
     for root in roots:
+        if served is not None and served.whole(root):
+            # its files are as indexed: a readable folder, and no config file in it
+            if bare is None:
+                bare = settings.for_unconfigured_project(root)
+            make = partial(_bare_settings, settings, root)
+            members.append(Member(root, make, request, kernel, index_dir))
+            continue
         why = _unusable(root)
         if why is None:
             try:
-                member_settings = settings.for_project(root)
+                own = settings.for_project(root)
             except MemError as exc:
                 why = exc.message
         if why is not None:
             skipped.append({"path": root, "reason": why, "project": root})
             continue
-        query = request.replace(project=root, scope="project", portfolio=None)
-        members.append(Member(root, query, SourceContext(kernel, query, member_settings, index_dir=index_dir)))
+        members.append(Member(root, partial(_given, own), request, kernel, index_dir))
     brain_member = None
     if brain:
         why = _unusable(brain)
         if why is not None:
             skipped.append({"path": brain, "reason": why, "project": brain})
         else:
-            query = request.replace(project=brain, scope="portfolio", portfolio=brain)
-            brain_member = Member(brain, query, SourceContext(kernel, query, settings, index_dir=index_dir))
-    owners: dict[int, str] = {}
+            brain_member = Member(brain, partial(_given, settings), request, kernel, index_dir, "portfolio")
+    bare_store_layer = bare.layer("store") if bare is not None else None
     parts: list[list[Candidate] | CandidateBlock] = []
-    served = None
-    sources = sorted(kernel.note_sources.items(), key=lambda item: item[1].order)
-    if combined and index_dir is not None:
-        from mem_core.portfolio.combined import PortfolioIndex
-
-        served = PortfolioIndex.open(index_dir, members, registered, request, owners)
     try:
-        for name, source_cls in sources:
+        for name, source_cls in sorted(kernel.note_sources.items(), key=lambda item: item[1].order):
             source = source_cls()
             group = [brain_member] if name == BRAIN_SOURCE else members
             builtin = served is not None and _SERVED.get(name) == source_cls.__module__
+            storeless = served is not None and name == "memories" and source_cls.__module__ == _MEMORIES
             for member in group:
-                if member is None or not source.active(member.query):
+                if member is None:
                     continue
-                own = served.parts(name, member) if builtin else None  # type: ignore[union-attr]
-                if own is None:
-                    for part in _source_parts(source.candidates(member.query, member.context)):
-                        parts.append(_owned(part, member.root, owners))
-                else:
-                    parts.extend(own)
+                if builtin:
+                    own_parts = served.parts(name, member)  # type: ignore[union-attr]
+                    if own_parts is not None:
+                        parts.extend(own_parts)
+                        continue
+                if storeless and served.no_store(member.root):  # type: ignore[union-attr]
+                    layer = bare_store_layer if served.whole(member.root) else member.settings.layer("store")  # type: ignore[union-attr]
+                    if layer == "default":
+                        continue  # no store there (its .bmad/memory/ unchanged since it had none): nothing to read
+                if not source.active(member.query):
+                    continue
+                for part in _source_parts(source.candidates(member.query, member.context)):
+                    parts.append(_owned(part, member.root, owners))
         ranked = ranker.rank(request, Candidates(parts), RankContext(kernel, request))
         results = []
         for scored in ranked[:count]:
@@ -182,7 +236,7 @@ def _recall_all(
             served.close()
     for member in [*members, brain_member]:
         if member is not None:
-            for item in member.context.skipped:
+            for item in member.skipped:
                 skipped.append(
                     {"path": os.path.join(member.root, item["path"]), "reason": item["reason"], "project": member.root}
                 )
@@ -192,8 +246,16 @@ def _recall_all(
 
         hints = heading_hints(settings.project)
     result = RecallResult(request.text, request.scope, request.ranking, results, skipped, hints)
-    result.labels = _labels([m.root for m in members] + ([brain_member.root] if brain_member else []))
+    result.labels = _Labels([m.root for m in members] + ([brain_member.root] if brain_member else []))
     return result
+
+
+def _given(settings: Settings) -> Settings:
+    return settings
+
+
+def _bare_settings(settings: Settings, root: str) -> Settings:
+    return settings.for_unconfigured_project(root)
 
 
 def _source_parts(items: Iterable[Candidate | CandidateBlock]) -> list[list[Candidate] | CandidateBlock]:
@@ -230,15 +292,23 @@ def _owned(
     return part
 
 
-def _labels(roots: list[str]) -> dict[str, str]:
+class _Labels(dict):  # type: ignore[type-arg]
     """How the text output names each project: its folder's name, or its
-    whole path when another project has the same name."""
-    names: dict[str, int] = {}
-    for root in roots:
-        base = os.path.basename(root.rstrip(os.sep)) or root
-        names[base] = names.get(base, 0) + 1
-    labels = {}
-    for root in roots:
-        base = os.path.basename(root.rstrip(os.sep)) or root
-        labels[root] = base if names[base] == 1 else root
-    return labels
+    whole path when another project has the same name (worked out when the
+    text output first asks: JSON needs none)."""
+
+    def __init__(self, roots: list[str]) -> None:
+        super().__init__()
+        self._roots: list[str] | None = roots
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        roots = self._roots
+        if roots is not None:
+            self._roots = None
+            names: dict[str, int] = {}
+            bases = [os.path.basename(root.rstrip(os.sep)) or root for root in roots]
+            for base in bases:
+                names[base] = names.get(base, 0) + 1
+            for root, base in zip(roots, bases, strict=True):
+                self[root] = base if names[base] == 1 else root
+        return super().get(key, default)
