@@ -136,8 +136,19 @@ def recall_all(
 
         try:
             return _recall_all(kernel, settings, request, ranker, count, index_dir, True)
-        except (Changed, IndexCorrupt):  # never trusted: this recall reads the files
+        except Changed:  # a file changed under this recall: it reads the files
             pass
+        except IndexCorrupt as exc:  # never trusted: dropped (rebuilt by the next recall), this one reads the files
+            if os.path.basename(os.path.dirname(os.path.dirname(exc.path))) == "portfolio":
+                try:
+                    os.unlink(os.path.join(os.path.dirname(exc.path), "manifest"))
+                except OSError:
+                    pass
+            else:
+                try:
+                    os.unlink(exc.path)
+                except OSError:
+                    pass
     try:
         return _recall_all(kernel, settings, request, ranker, count, index_dir, False)
     except IndexCorrupt as exc:  # a per-file index found corrupt late: dropped
