@@ -88,7 +88,9 @@ def list_(json: Json = False) -> None:
 @portfolio_app.command("scan")
 def scan(
     directory: Annotated[str, typer.Argument(help="The folder to search.", metavar="DIR", show_default=False)],
-    yes: Annotated[bool, typer.Option("--yes", help="Register the projects found (without it: only list them).")] = False,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Register the projects found (without it: only list them).")
+    ] = False,
     depth: Annotated[int, typer.Option(help="How many folder levels below DIR to search.", metavar="N")] = 4,
     json: Json = False,
 ) -> None:
@@ -122,7 +124,9 @@ def scan(
 def brain(
     directory: Annotated[
         Optional[str],
-        typer.Argument(help="The brain folder (its memory/ holds the shared notes).", metavar="[DIR]", show_default=False),
+        typer.Argument(
+            help="The brain folder (its memory/ holds the shared notes).", metavar="[DIR]", show_default=False
+        ),
     ] = None,
     unset: Annotated[bool, typer.Option("--unset", help="Forget the brain (its files are not touched).")] = False,
     json: Json = False,

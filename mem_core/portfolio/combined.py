@@ -38,7 +38,6 @@ import marshal
 import os
 import stat
 import time
-import zlib
 from array import array
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -50,7 +49,6 @@ from mem_core.files.io import MAX_BYTES, open_regular
 from mem_core.files.markdown import NOTE_DIRS, NOTE_FILES
 from mem_core.retrieval.diskindex import (
     BUCKET,
-    INDEX_DIR,
     MAGIC,
     VERSION,
     DiskTermIndex,
@@ -143,7 +141,7 @@ class _Build:
 
     def recorded(self, ident: tuple[int, ...] | None | bool) -> Any:
         """An identity as the manifest keeps it: settled ones only."""
-        if ident is None or ident is False:
+        if not isinstance(ident, tuple):
             return ident
         return ident if _settled(ident, self.started) else UNSETTLED
 
@@ -219,7 +217,9 @@ class _Postings:
                     end += 1
                 groups.extend((count, length, end - start))
                 start = end
-            chunk = array("I", [len(groups) // 3]).tobytes() + groups.tobytes() + docs_of.tobytes() + counts_of.tobytes()
+            chunk = (
+                array("I", [len(groups) // 3]).tobytes() + groups.tobytes() + docs_of.tobytes() + counts_of.tobytes()
+            )
             where.append(at)
             sizes.append(len(chunk))
             crcs.append(_crc(chunk))

@@ -114,7 +114,8 @@ def brain_proposals() -> dict[str, Any]:
                 "text": _section_text(first_root, first["file"], first["heading"], digest),
                 "inBrain": digest in in_brain,
                 "projects": [
-                    {"project": root, "file": entry["file"], "receiptIds": entry["receiptIds"]} for root, entry in backers
+                    {"project": root, "file": entry["file"], "receiptIds": entry["receiptIds"]}
+                    for root, entry in backers
                 ],
             }
         )

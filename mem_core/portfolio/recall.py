@@ -50,7 +50,17 @@ class Member:
     source reads it itself — its settings, query and source context (a
     project the portfolio index serves whole needs none of them)."""
 
-    __slots__ = ("root", "_make_settings", "_request", "_scope", "_index_dir", "_kernel", "_settings", "_query", "_context")
+    __slots__ = (
+        "root",
+        "_make_settings",
+        "_request",
+        "_scope",
+        "_index_dir",
+        "_kernel",
+        "_settings",
+        "_query",
+        "_context",
+    )
 
     def __init__(
         self,

@@ -196,7 +196,7 @@ def remove_projects(directories: list[str]) -> tuple[Portfolio, list[str]]:
     not registered: ``MemError``, and nothing is removed."""
 
     def change(portfolio: Portfolio) -> list[str]:
-        removed = []
+        removed: list[str] = []
         for directory in directories:
             candidates = {_registered_form(directory), os.path.normpath(os.path.abspath(directory))}
             found = [p for p in portfolio.projects if p in candidates]

@@ -158,9 +158,13 @@ def test_recall_scope_all(tmp_path: Path, mem_process, now: str, index: str) -> 
     assert data["scope"] == "all" and data["count"] == 5
     by_ref = {r["ref"]: r for r in data["results"]}
     assert by_ref["Cache here"]["project"] == str(here)
-    assert by_ref["Cache rule"]["project"] == str(a) and by_ref["Cache rule"]["sourceFile"] == ".agents/memory/lessons.md"
+    assert (
+        by_ref["Cache rule"]["project"] == str(a) and by_ref["Cache rule"]["sourceFile"] == ".agents/memory/lessons.md"
+    )
     assert by_ref["e1"]["project"] == str(b) and by_ref["e1"]["kind"] == "event"
-    assert by_ref["Brain cache"]["project"] == str(brain) and by_ref["Brain cache"]["sourceFile"] == "memory/patterns.md"
+    assert (
+        by_ref["Brain cache"]["project"] == str(brain) and by_ref["Brain cache"]["sourceFile"] == "memory/patterns.md"
+    )
     assert list(by_ref["Cache rule"]) == ["score", "kind", "source", "sourceFile", "ref", "text", "project"]
     assert data["skipped"] == [{"path": str(gone), "reason": "no such directory", "project": str(gone)}]
     scores = [r["score"] for r in data["results"]]
@@ -168,7 +172,9 @@ def test_recall_scope_all(tmp_path: Path, mem_process, now: str, index: str) -> 
 
 
 def test_scope_all_refuses_evidence(tmp_path: Path, mem_process, project: Path) -> None:
-    run = mem_process("recall", "x", "--scope", "all", "--ranking", "evidence", "--context-scope", "a", "-d", str(project))
+    run = mem_process(
+        "recall", "x", "--scope", "all", "--ranking", "evidence", "--context-scope", "a", "-d", str(project)
+    )
     assert run.code == 1 and run.out == ""
     assert run.err == "mem recall: Evidence ranking supports project-local lexical recall only.\n"
 
@@ -197,5 +203,8 @@ def test_help(mem_process) -> None:
 def test_no_portfolio_output_unchanged(tmp_path: Path, mem_process, now: str) -> None:
     project = _project(tmp_path / "p", "### Cache\ncache\n")
     plain = mem_process("recall", "cache", "--scope", "portfolio", "-d", str(project))
-    assert plain.out == 'mem recall: 1 match(es) for "cache" (scope: portfolio)\n  1. [1.197] note lessons.md § Cache\n     Cache cache\n'
+    assert (
+        plain.out
+        == 'mem recall: 1 match(es) for "cache" (scope: portfolio)\n  1. [1.197] note lessons.md § Cache\n     Cache cache\n'
+    )
     assert NOW
