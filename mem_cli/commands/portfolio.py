@@ -10,7 +10,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from mem_cli import output
-from mem_cli.options import Json
+from mem_cli.options import Directory, Json
 
 portfolio_app = typer.Typer(
     name="portfolio",
@@ -20,7 +20,18 @@ portfolio_app = typer.Typer(
     rich_markup_mode=None,
 )
 
-Dirs = Annotated[list[str], typer.Argument(help="Project directories.", metavar="DIR...", show_default=False)]
+Dirs = Annotated[
+    Optional[list[str]],
+    typer.Argument(help="Project directories (default: the project of -d).", metavar="[DIR]...", show_default=False),
+]
+
+
+def _dirs(directories: list[str] | None, directory: str | None) -> list[str]:
+    if directories:
+        return directories
+    from mem_core.project import find_project
+
+    return [find_project(directory)]
 
 
 def _status(path: str) -> str:
@@ -36,12 +47,12 @@ def _listing(portfolio: Any) -> dict[str, Any]:
 
 
 @portfolio_app.command("add")
-def add(directories: Dirs, json: Json = False) -> None:
+def add(directories: Dirs = None, directory: Directory = None, json: Json = False) -> None:
     """Register projects: each DIR's project root (the nearest folder up holding .bmad/ or .agents/, as
     -d finds it; else DIR), as a real path. Registering a project twice changes nothing."""
     from mem_core.portfolio.registry import add_projects
 
-    portfolio, added = add_projects(directories)
+    portfolio, added = add_projects(_dirs(directories, directory))
     result = {**_listing(portfolio), "added": added}
 
     def text(value: dict[str, Any]) -> str:
@@ -53,12 +64,12 @@ def add(directories: Dirs, json: Json = False) -> None:
 
 
 @portfolio_app.command("remove")
-def remove(directories: Dirs, json: Json = False) -> None:
+def remove(directories: Dirs = None, directory: Directory = None, json: Json = False) -> None:
     """Unregister projects (their files are not touched). A DIR that is not registered is an error
     and nothing is removed."""
     from mem_core.portfolio.registry import remove_projects
 
-    portfolio, removed = remove_projects(directories)
+    portfolio, removed = remove_projects(_dirs(directories, directory))
     result = {**_listing(portfolio), "removed": removed}
 
     def text(value: dict[str, Any]) -> str:
@@ -70,15 +81,25 @@ def remove(directories: Dirs, json: Json = False) -> None:
 
 
 @portfolio_app.command("list")
-def list_(json: Json = False) -> None:
-    """The registered projects (a project whose folder is gone shows as missing) and the brain."""
+def list_(directory: Directory = None, json: Json = False) -> None:
+    """The registered projects (a project whose folder is gone shows as missing; the project of -d
+    is marked current) and the brain."""
     from mem_core.portfolio.registry import load_portfolio
+    from mem_core.project import find_project
 
     result = _listing(load_portfolio())
+    current = find_project(directory)
+    real = os.path.realpath(current)
+    result["current"] = next((p["path"] for p in result["projects"] if p["path"] in (current, real)), None)
 
     def text(value: dict[str, Any]) -> str:
         lines = [f"mem portfolio: {len(value['projects'])} project(s) ({value['file']})"]
-        lines += [f"  {p['path']}" + ("" if p["status"] == "ok" else " (missing)") for p in value["projects"]]
+        lines += [
+            f"  {p['path']}"
+            + ("" if p["status"] == "ok" else " (missing)")
+            + (" (current)" if p["path"] == value["current"] else "")
+            for p in value["projects"]
+        ]
         lines.append(f"  brain: {value['brain'] or 'none (mem portfolio brain DIR)'}")
         return "\n".join(map(output.one_line, lines))
 
@@ -87,11 +108,15 @@ def list_(json: Json = False) -> None:
 
 @portfolio_app.command("scan")
 def scan(
-    directory: Annotated[str, typer.Argument(help="The folder to search.", metavar="DIR", show_default=False)],
+    folder: Annotated[
+        Optional[str],
+        typer.Argument(help="The folder to search (default: the -d directory).", metavar="[DIR]", show_default=False),
+    ] = None,
     yes: Annotated[
         bool, typer.Option("--yes", help="Register the projects found (without it: only list them).")
     ] = False,
     depth: Annotated[int, typer.Option(help="How many folder levels below DIR to search.", metavar="N")] = 4,
+    directory: Directory = None,
     json: Json = False,
 ) -> None:
     """Find the projects under DIR (a folder holding .bmad/memory/, .agents/memory/ or a mem.toml;
@@ -99,13 +124,15 @@ def scan(
     searched). Lists them; registers them only with --yes (never asks)."""
     from mem_core.portfolio.registry import add_projects, load_portfolio, scan_projects
 
-    found = scan_projects(directory, depth)
+    if folder is None:
+        folder = os.path.abspath(directory if directory is not None else ".")
+    found = scan_projects(folder, depth)
     registered = set(load_portfolio().projects)
     new = [p for p in found if p not in registered]
     added: list[str] = []
     if yes and new:
         _portfolio, added = add_projects(new)
-    result = {"directory": os.path.abspath(directory), "found": found, "new": new, "added": added, "registered": yes}
+    result = {"directory": os.path.abspath(folder), "found": found, "new": new, "added": added, "registered": yes}
 
     def text(value: dict[str, Any]) -> str:
         lines = [f"mem portfolio scan: {len(found)} project(s) under {value['directory']}, {len(new)} not registered"]
@@ -122,38 +149,52 @@ def scan(
 
 @portfolio_app.command("brain")
 def brain(
-    directory: Annotated[
+    folder: Annotated[
         Optional[str],
         typer.Argument(
             help="The brain folder (its memory/ holds the shared notes).", metavar="[DIR]", show_default=False
         ),
     ] = None,
     unset: Annotated[bool, typer.Option("--unset", help="Forget the brain (its files are not touched).")] = False,
+    directory: Directory = None,
     json: Json = False,
 ) -> None:
     """Show the portfolio brain, or set it to DIR: recall --scope portfolio and --scope all read
-    DIR/memory/ when neither --portfolio nor the portfolio setting names another."""
+    DIR/memory/ when neither --portfolio nor the portfolio setting names another (the setting of
+    the project of -d is shown when it does)."""
     from mem_core.errors import MemError
     from mem_core.portfolio.registry import load_portfolio, set_brain
+    from mem_core.settings import load_settings
 
-    if unset and directory is not None:
+    if unset and folder is not None:
         raise MemError("give DIR or --unset, not both")
-    portfolio = set_brain(directory) if directory is not None or unset else load_portfolio()
-    result = {"file": portfolio.path, "brain": portfolio.brain}
+    portfolio = set_brain(folder) if folder is not None or unset else load_portfolio()
+    settings = load_settings(directory)
+    setting = settings.portfolio
+    result = {
+        "file": portfolio.path,
+        "brain": portfolio.brain,
+        "used": setting or portfolio.brain,
+        "usedFrom": settings.source("portfolio") if setting else ("portfolio" if portfolio.brain else None),
+    }
 
     def text(value: dict[str, Any]) -> str:
-        return output.one_line(f"mem portfolio: brain {value['brain'] or 'none'}")
+        line = f"mem portfolio: brain {value['brain'] or 'none'}"
+        if setting:
+            line += f" (recall here uses {setting}, from {value['usedFrom']})"
+        return output.one_line(line)
 
     output.show(result, json, text)
 
 
 @portfolio_app.command("proposals")
-def proposals(json: Json = False) -> None:
+def proposals(directory: Directory = None, json: Json = False) -> None:
     """Lessons to move to the brain (read-only; mem moves nothing): a lessons.md section backed by
-    current receipts (as mem outcomes reports them) in two or more registered projects."""
+    current receipts (as mem outcomes reports them) in two or more registered projects. Receipts
+    are checked by the verifiers of the project of -d."""
     from mem_core.portfolio.proposals import brain_proposals
 
-    result = brain_proposals()
+    result = brain_proposals(directory)
     for item in result["skipped"]:
         output.err(output.one_line(f"mem portfolio proposals: skipped {item['project']}: {item['reason']}"))
     output.show(result, json, _proposals_text)

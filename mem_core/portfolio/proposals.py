@@ -79,15 +79,17 @@ def _brain_hashes(brain: str | None) -> set[str]:
     return {digest(js_trim(heading + "\n" + body)) for heading, body in split_sections(text or "")}
 
 
-def brain_proposals() -> dict[str, Any]:
+def brain_proposals(directory: str | None = None) -> dict[str, Any]:
     """The proposals (see the module): ``{"brain", "proposals": [...], "skipped": [...]}``,
     each proposal ``{"heading", "textSha256", "text", "inBrain", "projects":
-    [{"project", "file", "receiptIds"}]}``, most-backed first."""
+    [{"project", "file", "receiptIds"}]}``, most-backed first. The receipts
+    are checked by the verifiers of the project of ``directory``."""
     from mem_core.kernel import Kernel
     from mem_core.portfolio.registry import load_portfolio
+    from mem_core.settings import load_settings
 
     portfolio = load_portfolio()
-    kernel = Kernel()
+    kernel = Kernel(settings=load_settings(directory))
     skipped: list[dict[str, str]] = []
     by_lesson: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for root in portfolio.projects:

@@ -208,3 +208,24 @@ def test_no_portfolio_output_unchanged(tmp_path: Path, mem_process, now: str) ->
         == 'mem recall: 1 match(es) for "cache" (scope: portfolio)\n  1. [1.197] note lessons.md § Cache\n     Cache cache\n'
     )
     assert NOW
+
+
+def test_d_is_the_project(tmp_path: Path, mem_process) -> None:
+    a = _project(tmp_path / "a")
+    (a / "src").mkdir()
+    assert mem_process("portfolio", "add", cwd=a / "src").out.startswith(f"mem portfolio: added {a}\n")
+    listing = mem_process("portfolio", "list", "-d", str(a))
+    assert f"  {a} (current)" in listing.out.splitlines()
+    assert json.loads(mem_process("portfolio", "list", "--json", "-d", str(tmp_path)).out)["current"] is None
+    brain, other = tmp_path / "brain", tmp_path / "other"
+    brain.mkdir()
+    other.mkdir()
+    assert mem_process("portfolio", "brain", str(brain)).code == 0
+    (a / ".bmad" / "memory").mkdir(parents=True)
+    (a / ".bmad" / "memory" / "mem.toml").write_text(f'portfolio = "{other}"\n')
+    shown = json.loads(mem_process("portfolio", "brain", "--json", "-d", str(a)).out)
+    assert shown["brain"] == str(brain) and shown["used"] == str(other)
+    assert shown["usedFrom"] == str(a / ".bmad" / "memory" / "mem.toml")
+    assert json.loads(mem_process("portfolio", "brain", "--json", "-d", str(tmp_path)).out)["used"] == str(brain)
+    assert mem_process("portfolio", "remove", "-d", str(a)).out.startswith(f"mem portfolio: removed {a}\n")
+    assert json.loads(mem_process("portfolio", "scan", "--json", "-d", str(tmp_path)).out)["found"] == [str(a)]
