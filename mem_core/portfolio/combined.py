@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 from mem_core.errors import MemError
 from mem_core.files.cache import identity
 from mem_core.files.io import MAX_BYTES, open_regular
+from mem_core.files.layout import AGENTS_MEMORY_DIR, JOURNAL, MEMORY_DIR
 from mem_core.files.markdown import NOTE_DIRS, NOTE_FILES
 from mem_core.retrieval.diskindex import (
     BUCKET,
@@ -63,6 +64,7 @@ from mem_core.retrieval.diskindex import (
 )
 from mem_core.retrieval.index import TermIndex
 from mem_core.retrieval.interfaces import Candidate, CandidateBlock
+from mem_core.settings import PROJECT_CONFIG
 
 if TYPE_CHECKING:
     from mem_core.portfolio.recall import Member
@@ -75,11 +77,9 @@ MANIFEST_MAGIC = b"MEMPIDX\x00"
 MANIFEST_VERSION = 1
 #: rebuild when more than this share of the units is stale
 REBUILD_SHARE = 1 / 8
-JOURNAL = ".bmad/memory/journal.ndjson"
-PROJECT_CONFIG = ".bmad/memory/mem.toml"
-ARCHIVE = ".bmad/memory/archive"
-#: the folders whose identity the units of a project depend on, parents first
-DIRS = (".bmad", ".bmad/memory", ".agents", ".agents/memory")
+ARCHIVE = MEMORY_DIR + "/archive"
+#: the folders whose identity the units of a project depend on, parents first (see :func:`_fresh`)
+DIRS = ("", ".bmad", MEMORY_DIR, ".agents", AGENTS_MEMORY_DIR)
 NOTE_PATHS = tuple(f"{d}/{name}" for d in NOTE_DIRS for name in NOTE_FILES)
 
 
@@ -297,7 +297,8 @@ def _add_project(build: _Build, root: str, stores: Any) -> None:
     from mem_plugins.sources.journal import JOURNAL_INDEXER
     from mem_plugins.sources.markdown import NOTE_INDEXER
 
-    folders = [(os.path.join(root, d), _identity_now(os.path.join(root, d), True)) for d in DIRS]
+    paths = [os.path.join(root, d) if d else root for d in DIRS]
+    folders = [(path, _identity_now(path, True)) for path in paths]
     safe = all(ident is not False for _path, ident in folders)
     folder_of = {d: number for number, d in enumerate(DIRS)}
 
@@ -348,7 +349,7 @@ def _add_project(build: _Build, root: str, stores: Any) -> None:
                 build.notes.add(doc.counts, doc.length, (number,), doc.blob, NOTES.columns)
     notes_unit = (ok, lo, build.notes.count)
     # no structured-memory store (of the stores registered now) in .bmad/memory/
-    directory = os.path.join(root, ".bmad/memory")
+    directory = os.path.join(root, MEMORY_DIR)
     no_store = safe and not any(stores.get(name).exists(directory) for name in stores.names())
     no_config = safe and not os.path.lexists(os.path.join(root, PROJECT_CONFIG))
     recorded_folders = tuple((path, build.recorded(ident)) for path, ident in folders)
@@ -444,21 +445,45 @@ def _fresh(project: tuple[Any, ...]) -> tuple[bool, bool, bool, bool]:
     whether it still has no memory store, and whether it is served whole:
     both, a memory folder unchanged (so the project is there and readable)
     and still no config file (see the module). Raises ``ValueError`` … on a
-    manifest that is not one (never trusted)."""
+    manifest that is not one (never trusted).
+
+    A folder whose identity did not change gained, lost and renamed no
+    entry: the root unchanged, ``.bmad`` and ``.agents`` are the folders
+    indexed (not links), so they need no look; a memory folder unchanged
+    holds no file it did not hold (a missing file is not looked for), and
+    one whose parent is still missing is missing too."""
     _root, folders, journal_checks, note_checks, journal_unit, notes_unit, no_store, no_config = project
     lstat = os.lstat
-    same: list[bool] = []
-    for path, recorded in folders:
+    no = (False, False, False, False)
+    root_path, root_recorded = folders[0]
+    bmad_memory, agents_memory = folders[2][1], folders[4][1]
+    try:
+        st = lstat(root_path)
+    except OSError:
+        return no
+    if not stat.S_ISDIR(st.st_mode):
+        return no
+    root_same = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) == root_recorded
+    same = [root_same, False, False, False, False]
+    for number, parent in ((1, 0), (2, 1), (3, 0), (4, 3)):
+        path, recorded = folders[number]
+        parent_recorded = folders[parent][1]
+        if same[parent] and parent_recorded is None:
+            same[number] = recorded is None  # its parent is still missing: so is it
+            continue
+        if number in (1, 3) and root_same:
+            same[number] = True  # the entry indexed (the folder, or still none): only its memory folder matters
+            continue
         try:
             st = lstat(path)
         except (FileNotFoundError, NotADirectoryError):
-            same.append(recorded is None)
+            same[number] = recorded is None
             continue
         except OSError:
-            return False, False, False, False
+            return no
         if not stat.S_ISDIR(st.st_mode):
-            return False, False, False, False
-        same.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) == recorded)
+            return no
+        same[number] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) == recorded
     results = []
     for checks, unit in ((journal_checks, journal_unit), (note_checks, notes_unit)):
         fresh = bool(unit[0])
@@ -487,11 +512,10 @@ def _fresh(project: tuple[Any, ...]) -> tuple[bool, bool, bool, bool]:
                     fresh = False
                     break
         results.append(fresh)
-    bmad, agents = folders[1][1], folders[3][1]
-    present = (same[1] and bmad is not None) or (same[3] and agents is not None)
+    present = (same[2] and bmad_memory is not None) or (same[4] and agents_memory is not None)
     # .bmad/memory unchanged: no store and no config file appeared in it
-    whole = results[0] and results[1] and present and bool(no_config) and same[1]
-    return results[0], results[1], bool(no_store) and same[1], whole
+    whole = results[0] and results[1] and present and bool(no_config) and same[2]
+    return results[0], results[1], bool(no_store) and same[2], whole
 
 
 class _Range(TermIndex):

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from mem_core.errors import MemError
+from mem_core.files.layout import AGENTS_MEMORY_DIR, MEMORY_DIR
 
 __all__ = [
     "PORTFOLIO_FILE",
@@ -50,7 +51,7 @@ SKIP_DIRS = frozenset(
     ("node_modules", ".git", ".hg", ".svn", ".venv", "venv", "env", ".env", ".tox", "__pycache__", ".cache")
 )
 #: what makes a directory a project for ``scan``
-PROJECT_MARKS = (".bmad/memory", ".agents/memory")
+PROJECT_MARKS = (MEMORY_DIR, AGENTS_MEMORY_DIR)
 PROJECT_CONFIG_MARK = "mem.toml"
 DEFAULT_DEPTH = 4
 

@@ -58,7 +58,7 @@ def _make(root: Path, rng: random.Random) -> None:
 
 def _change(root: Path, rng: random.Random) -> None:
     """One change a project may see between two recalls."""
-    kind = rng.choice(["append", "edit", "new", "remove", "touch", "archive"])
+    kind = rng.choice(["append", "edit", "new", "remove", "touch", "archive", "toplevel", "link"])
     journal = root / ".bmad" / "memory" / "journal.ndjson"
     notes = sorted(root.glob(".*/memory/*.md"))
     if kind == "append" or (kind == "archive" and not journal.exists()):
@@ -77,6 +77,11 @@ def _change(root: Path, rng: random.Random) -> None:
         os.utime(rng.choice(notes))
     elif kind == "archive":
         (root / ".bmad" / "memory" / "archive").mkdir(exist_ok=True)
+    elif kind == "toplevel":  # the root changes, its memory folders do not
+        (root / f"README-{rng.randint(0, 9999)}.md").write_text("hello")
+    elif kind == "link" and (root / ".agents").is_dir() and not (root / ".agents").is_symlink():
+        (root / ".agents").rename(root / "agents-moved")  # the same files, reached through a link
+        (root / ".agents").symlink_to(root / "agents-moved")
 
 
 def _recall(query: str, project: Path, index: bool, limit: int) -> str:
@@ -91,7 +96,7 @@ def _settle() -> None:
     time.sleep(FINE_RACY_SECONDS + 0.05)  # what was just written is settled (ns timestamps)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(10))
 def test_index_matches_no_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     rng = random.Random(seed)
     roots = [tmp_path / f"p{i}" for i in range(rng.randint(2, 6))]
@@ -178,3 +183,20 @@ def test_stale_share_rebuilds(tmp_path: Path) -> None:
             fh.write('{"agent":"a","task":"cache again","id":"x"}\n')
     assert _recall("cache", roots[0], True, 8) == _recall("cache", roots[0], False, 8)
     assert {p.name for p in _index_files(tmp_path) if p.suffix == ".idx"}.isdisjoint(first)
+
+
+def test_a_folder_made_a_link_is_not_served(tmp_path: Path) -> None:
+    roots = [tmp_path / f"p{i}" for i in range(3)]
+    for root in roots:
+        (root / ".agents" / "memory").mkdir(parents=True)
+        (root / ".agents" / "memory" / "lessons.md").write_text(f"### Cache {root.name}\ncache values\n")
+    add_projects([str(r) for r in roots])
+    _recall("cache", roots[0], True, 8)
+    _settle()
+    before = _recall("cache", roots[0], True, 8)
+    assert before == _recall("cache", roots[0], False, 8)
+    (roots[1] / ".agents").rename(roots[1] / "agents-moved")
+    (roots[1] / ".agents").symlink_to(roots[1] / "agents-moved")
+    expected = _recall("cache", roots[0], False, 8)
+    assert '"skipped"' in expected and expected != before
+    assert _recall("cache", roots[0], True, 8) == expected
