@@ -74,7 +74,7 @@ __all__ = ["PortfolioIndex", "Changed", "portfolio_dir", "REBUILD_SHARE"]
 
 MANIFEST = "manifest"
 MANIFEST_MAGIC = b"MEMPIDX\x00"
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2
 #: rebuild when more than this share of the units is stale
 REBUILD_SHARE = 1 / 8
 ARCHIVE = MEMORY_DIR + "/archive"
