@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -180,17 +182,42 @@ def test_scope_all_refuses_evidence(tmp_path: Path, mem_process, project: Path) 
 
 
 def test_scope_all_unreadable_project(tmp_path: Path, mem_process, now: str) -> None:
-    if os.geteuid() == 0:
-        pytest.skip("root reads every directory")
     a = _project(tmp_path / "a", "### Cache\ncache\n")
     locked = _project(tmp_path / "locked", "### Cache\ncache\n")
     assert mem_process("portfolio", "add", str(a), str(locked)).code == 0
     locked.chmod(0)
     try:
-        run = mem_process("recall", "cache", "--scope", "all", "-d", str(a))
+        if os.geteuid() == 0:
+            # root reads every directory; in a user namespace of its own with no
+            # uid mapped, root keeps owning its files but loses the power to
+            # override their modes: the locked folder is unreadable there
+            env = dict(os.environ)
+            proc = subprocess.run(
+                [
+                    "unshare",
+                    "--user",
+                    sys.executable,
+                    "-m",
+                    "mem_cli",
+                    "recall",
+                    "cache",
+                    "--scope",
+                    "all",
+                    "-d",
+                    str(a),
+                ],
+                env=env,
+                capture_output=True,
+                text=True,
+                stdin=subprocess.DEVNULL,
+            )
+            code, err = proc.returncode, proc.stderr
+        else:
+            run = mem_process("recall", "cache", "--scope", "all", "-d", str(a))
+            code, err = run.code, run.err
     finally:
         locked.chmod(0o755)
-    assert run.code == 0 and run.err == f"mem recall: skipped {locked}: permission denied\n"
+    assert code == 0 and err == f"mem recall: skipped {locked}: permission denied\n"
 
 
 def test_help(mem_process) -> None:
