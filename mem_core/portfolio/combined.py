@@ -33,7 +33,6 @@ An optimisation, never a second truth: delete it and nothing is lost.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import stat
@@ -48,6 +47,7 @@ from mem_core.files.cache import identity
 from mem_core.files.io import MAX_BYTES, open_regular
 from mem_core.files.layout import AGENTS_MEMORY_DIR, JOURNAL, MEMORY_DIR
 from mem_core.files.markdown import NOTE_DIRS, NOTE_FILES
+from mem_core.files.usercache import name_key
 from mem_core.retrieval.diskindex import (
     BUCKET,
     MAGIC,
@@ -104,7 +104,7 @@ JOURNALS = _JournalIndexer()
 
 
 def portfolio_dir(index_dir: str, roots: Sequence[str]) -> str:
-    key = hashlib.sha1("\0".join(roots).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    key = name_key("\0".join(roots))
     return os.path.join(index_dir, "portfolio", key)
 
 
