@@ -11,17 +11,17 @@ typer is imported only for ``--help`` and for the other commands.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from mem_cli.table import ACTION_OPTIONS, OPTIONS, SUGGESTABLE, Option
+from mem_core.lazyre import lazy
 
 __all__ = ["Parsed", "parse", "suggest", "similar", "did_you_mean"]
 
 #: commander takes a word that looks like a negative number for an argument,
 #: not an option (``mem recall cache -5``)
-_NEGATIVE_NUMBER = re.compile(r"-(?:[0-9]+|[0-9]*\.[0-9]+)(?:e[+-]?[0-9]+)?")
+_NEGATIVE_NUMBER = lazy(r"-(?:[0-9]+|[0-9]*\.[0-9]+)(?:e[+-]?[0-9]+)?")
 
 
 class Parsed:

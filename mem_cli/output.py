@@ -8,8 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 from mem_core.js.jsonfmt import dumps
+from mem_core.lazyre import lazy
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = lazy("[\ud800-\udfff]")
 
 
 def _encode(text: str) -> bytes:
@@ -19,7 +20,7 @@ def _encode(text: str) -> bytes:
         return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL = lazy("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

@@ -11,8 +11,9 @@ No typer import here: this module is on the start-up path of ``mem write``.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
+
+from mem_core.lazyre import lazy
 
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
@@ -192,7 +193,7 @@ COMMANDS: tuple[str, ...] = (*ACTIONS, *OTHER_COMMANDS)
 SUGGESTABLE: tuple[str, ...] = (*(o.long for o in TABLE if o.commander), "--help", "--version")
 
 #: a reward signal name usable as an option (``--review``, ``--review-score``)
-_OPTION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+_OPTION_NAME = lazy(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 _TAKEN = {*OPTIONS, "--help", "--version"}
 _BUILT_IN_SIGNALS = {option.signal for option in TABLE if option.signal}
 

@@ -7,11 +7,11 @@ that value everywhere. ``MEM_NOW`` (same format) pins it.
 from __future__ import annotations
 
 import os
-import re
 import time
 from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
+from mem_core.lazyre import lazy
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -56,7 +56,7 @@ def _load_date_parse() -> Callable[[str], float | None]:
     return date_parse
 
 
-_NOW_FORMAT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
+_NOW_FORMAT = lazy(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 
 
 def now_iso() -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -16,6 +15,7 @@ from mem_core.errors import MemError
 from mem_core.files.lock import new_token, writer_lock
 from mem_core.files.paths import DISK_FULL, os_error_message, os_failure, safe_file
 from mem_core.js import jsonfmt
+from mem_core.lazyre import lazy
 
 __all__ = [
     "MAX_BYTES",
@@ -54,7 +54,7 @@ TOO_BIG = "Memory store exceeds 2 MiB."
 
 _NOT_A_FILE = {errno.ENXIO, errno.EISDIR, errno.ELOOP, errno.EOPNOTSUPP, errno.ENODEV, errno.ETXTBSY}
 #: an atomic write's temporary file: ``<name>.<uuid 4>.tmp``
-_TEMPORARY = re.compile(r"(.+)\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp")
+_TEMPORARY = lazy(r"(.+)\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp")
 
 
 def open_regular(path: str, flags: int = os.O_RDONLY, mode: int = 0o666) -> int:

@@ -12,8 +12,9 @@ strings (tests/core/data/js_dates.json).
 
 from __future__ import annotations
 
-import re
 import time
+
+from mem_core.lazyre import lazy
 
 __all__ = ["date_parse", "days_from_civil"]
 
@@ -344,7 +345,7 @@ def days_from_civil(y: int, m: int, d: int) -> int:
     return era * 146097 + doe - 719468
 
 
-_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+_CANONICAL = lazy(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 _day_cache: dict[str, int] = {}
 
 

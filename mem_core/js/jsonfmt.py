@@ -22,6 +22,8 @@ import re
 from itertools import chain
 from typing import Any
 
+from mem_core.lazyre import lazy
+
 __all__ = [
     "dumps",
     "pure_dumps",
@@ -131,7 +133,7 @@ def to_fixed(x: float | int, digits: int) -> str:
     return ("-" if x < 0 else "") + text
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = lazy("[\ud800-\udfff]")
 
 
 def _quote(s: str) -> str:
@@ -142,7 +144,7 @@ def _quote(s: str) -> str:
     return out
 
 
-_INDEX = re.compile(r"0|[1-9][0-9]{0,9}")
+_INDEX = lazy(r"0|[1-9][0-9]{0,9}")
 
 
 def is_array_index(key: str) -> bool:
@@ -171,7 +173,7 @@ def js_key_order(obj: dict[str, Any]) -> dict[str, Any]:
 # An array-index key in JSON text is a string literal of ASCII digits: written
 # as such, or with a digit escaped (``"\u0031"``). Text with neither anywhere
 # (strings included) has no object whose key order JavaScript would change.
-_DIGITS_KEY = re.compile(r'"[0-9]+"[ \t\n\r]*:')
+_DIGITS_KEY = lazy(r'"[0-9]+"[ \t\n\r]*:')
 
 
 def parsed_order(value: Any, text: str) -> Any:
@@ -467,10 +469,10 @@ def _indented(value: Any, indent: int, level: int, parts: list[str]) -> None:
 # anything else goes the way above.
 
 _EXACT_SCALARS = frozenset({str, int, float, bool, type(None)})
-_POINT_ZERO = re.compile(r"\.0(?=,?\n)")
-_MINUS_ZERO = re.compile(r" -0(?=,?\n)")
-_EXPONENT = re.compile(r"e[-+][0-9]+(?=,?\n)")
-_SPECIAL_NUMBER = re.compile(r"(?<= )(?:-?[0-9][0-9.]*e[-+][0-9]+|-?Infinity|NaN)(?=,?\n)")
+_POINT_ZERO = lazy(r"\.0(?=,?\n)")
+_MINUS_ZERO = lazy(r" -0(?=,?\n)")
+_EXPONENT = lazy(r"e[-+][0-9]+(?=,?\n)")
+_SPECIAL_NUMBER = lazy(r"(?<= )(?:-?[0-9][0-9.]*e[-+][0-9]+|-?Infinity|NaN)(?=,?\n)")
 
 
 def _js_token(match: re.Match[str]) -> str:
@@ -558,9 +560,9 @@ def _raw_indented(value: Any, indent: int, level: int, parts: list[str]) -> None
 # token ends with "}"), the text ends with the last inner object's "}}".
 _KEY = "\x01"
 _ITEM = "\x02"
-_INDEX_KEY_MARKED = re.compile(r'"[0-9]+"\x01')
+_INDEX_KEY_MARKED = lazy(r'"[0-9]+"\x01')
 #: an int value that may be 2**53 or more (a shorter one is below 1e15)
-_LONG_INT_MARKED = re.compile(r"\x01-?[0-9]{16}")
+_LONG_INT_MARKED = lazy(r"\x01-?[0-9]{16}")
 _JUST_DICT = {dict}
 _JUST_STR = {str}
 

@@ -9,16 +9,16 @@ number written is the one Node would write.
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from mem_core.js.strings import js_trim
 from mem_core.js.values import js_string
+from mem_core.lazyre import lazy
 
 __all__ = ["js_to_number", "clamp01", "js_add", "js_divide"]
 
-_DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
-_RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
+_DECIMAL = lazy(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+_RADIX = lazy(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
 
 
 def js_to_number(value: Any) -> float:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import Any
 
+from mem_core.lazyre import lazy
 from mem_core.plugin import (
     JOURNAL,
     Built,
@@ -39,7 +40,7 @@ from mem_core.plugin import (
 )
 
 #: an ISO-8601 UTC time, which ``Date.parse`` reads the same in every time zone
-_UTC = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,3})?Z\Z")
+_UTC = lazy(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,3})?Z\Z")
 #: where ``mem archive`` puts the oldest lines (mem_core.journal.archive.ARCHIVE_DIR)
 ARCHIVE_DIR = ".bmad/memory/archive"
 HALF_LIFE_DAYS = 30
@@ -332,8 +333,6 @@ def _line_filter(tokens: Sequence[str] | None) -> Callable[[str], bool] | None:
     """
     if not tokens or any(t == "object" or any(ch.isdigit() for ch in t) for t in tokens):
         return None
-
-    import re
 
     search = re.compile("|".join(map(re.escape, tokens))).search
 
