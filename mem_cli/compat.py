@@ -12,10 +12,13 @@ typer is imported only for ``--help`` and for the other commands.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from mem_cli.table import ACTION_OPTIONS, OPTIONS, SUGGESTABLE, Option
 from mem_core.lazyre import lazy
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Parsed", "parse", "suggest", "similar", "did_you_mean"]
 

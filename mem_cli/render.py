@@ -7,14 +7,16 @@ The five actions print exactly what ``bmad-plus mem`` prints (mem-cli.md).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
 
 from mem_core.errors import MemError
 from mem_core.js.jsonfmt import dumps, js_number, to_fixed
 from mem_core.js.values import js_string
 from mem_core.retrieval.text import one_line
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from mem_core.adapters.api import AdapterChange, AdapterReport
     from mem_core.doctor import DoctorReport
     from mem_core.evidence.api import ObserveResult, OutcomesResult

@@ -10,10 +10,13 @@ function, so ``from mem_core import outcomes`` is always the function.
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
 from mem_core.errors import ExitCode, MemError
 from mem_core.markers import ImplMarker
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.2.0"
 

@@ -8,7 +8,10 @@ data, where OpenSSL is faster, use :mod:`hashlib`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["sha1_hex", "sha256_hex"]
 

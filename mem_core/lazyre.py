@@ -10,7 +10,10 @@ orphaned temporary file). :func:`lazy` defers that to the first use.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["lazy"]
 

@@ -12,11 +12,14 @@ module is marked at import time, on the path of every action.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
 
 __all__ = ["ImplMarker"]
 
-F = TypeVar("F", bound=Callable[..., Any])
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    F = TypeVar("F", bound=Callable[..., Any])
 
 
 class ImplMarker:

@@ -12,10 +12,13 @@ Names are loaded on first use, so importing this module costs nothing.
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
 from mem_core import hookimpl
 from mem_core.errors import MemError
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: public name -> module that defines it
 _NAMES = {

@@ -28,12 +28,14 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
 from mem_core.errors import MemError
 from mem_core.project import find_project
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from mem_core.kernel import Kernel
 
 __all__ = [

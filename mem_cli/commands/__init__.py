@@ -11,7 +11,10 @@ functions with a ``register(app)``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["given_signals"]
 

@@ -9,8 +9,8 @@ prompt, and typer's import alone costs more than the hook's budget allows.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     import typer
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
 from mem_cli import output
 from mem_cli.commands import given_signals
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from mem_core.kernel import Kernel
 
 HELP = "Append a structured event to .bmad/memory/journal.ndjson."

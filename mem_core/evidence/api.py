@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any
 
 from mem_core.clock import now_iso
 from mem_core.errors import MemError
@@ -57,7 +56,10 @@ from mem_core.js.record import (
 )
 from mem_core.js.strings import js_trim, utf16_len
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from mem_core.evidence.interfaces import OutcomeVerifier
     from mem_core.kernel import Kernel
 

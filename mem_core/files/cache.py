@@ -45,7 +45,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Any, TypeVar
 
 from mem_core.errors import MemError
 from mem_core.files.io import GREW, MAX_BYTES, NOT_REGULAR, NOT_UTF8, open_regular
@@ -53,7 +52,11 @@ from mem_core.files.paths import os_error_message, safe_file
 
 __all__ = ["FileCache", "DEFAULT_CACHE_BYTES", "RACY_SECONDS", "FINE_RACY_SECONDS", "identity"]
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 #: default bound of a kernel's cache, in file bytes (8 full journals)
 DEFAULT_CACHE_BYTES = 16 * 1024 * 1024

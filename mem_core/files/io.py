@@ -9,13 +9,16 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from mem_core.errors import MemError
 from mem_core.files.lock import new_token, writer_lock
 from mem_core.files.paths import DISK_FULL, os_error_message, os_failure, safe_file
 from mem_core.js import jsonfmt
 from mem_core.lazyre import lazy
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "MAX_BYTES",

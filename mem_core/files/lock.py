@@ -29,12 +29,15 @@ import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from mem_core.errors import MemError
 from mem_core.files.layout import LOCK
 from mem_core.files.paths import os_error_message, os_failure, safe_file
 from mem_core.js import jsonfmt
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: as :data:`mem_core.files.io.NOT_REGULAR` (which imports this module)
 NOT_REGULAR = "Memory source must be a regular file of at most 2 MiB."

@@ -25,7 +25,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, BinaryIO
 
 from mem_core.errors import MemError
 from mem_core.hooks.formats import (
@@ -38,6 +37,10 @@ from mem_core.hooks.formats import (
     user_prompt,
 )
 from mem_core.hooks.log import log_line
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 __all__ = ["run_hook", "Watchdog", "STDIN_MAX", "DEFAULT_TIMEOUT"]
 

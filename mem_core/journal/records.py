@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from mem_core.errors import MemError
 from mem_core.files import JOURNAL, append_record
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["JOURNAL", "OUTCOMES", "deterministic_id", "append_event"]
 

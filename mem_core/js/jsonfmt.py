@@ -20,9 +20,12 @@ import json
 import math
 import re
 from itertools import chain
-from typing import Any
 
 from mem_core.lazyre import lazy
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "dumps",

@@ -9,9 +9,12 @@ the same. :data:`UNDEFINED` is the one ``undefined`` of the whole tree.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from mem_core.js.jsonfmt import js_number
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["UNDEFINED", "truthy", "js_string"]
 

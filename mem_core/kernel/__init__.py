@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from mem_core.kernel.kernel import Kernel, PluginContext, get_kernel
 from mem_core.kernel.registry import Registry
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from mem_core.kernel.manager import DEFAULT_PLUGINS, ENTRY_POINT_GROUP, PluginInfo, make_plugin_manager
 
 #: what :mod:`.manager` defines, imported on first use: it imports pluggy,

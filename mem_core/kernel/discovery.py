@@ -10,7 +10,10 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "DEFAULT_PLUGINS",

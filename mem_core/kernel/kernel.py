@@ -16,12 +16,14 @@ import _thread
 import importlib
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
 
 from mem_core.errors import PluginError
 from mem_core.kernel.registry import Registry
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     import pluggy
 
     from mem_core.adapters.interfaces import Adapter

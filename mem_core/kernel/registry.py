@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Generic, TypeVar
 
 from mem_core.errors import MemError, PluginError
+from mem_core.generic import Generic
 
 __all__ = ["Registry"]
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
+else:
+    T = "T"  # subscripts mem_core.generic.Generic only
 
 
 class Registry(Generic[T]):

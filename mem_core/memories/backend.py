@@ -16,12 +16,13 @@ database driver), so recall stays cheap in a project without a store.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from mem_core.errors import MemError
 from mem_core.settings import default_value
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from mem_core.kernel import Registry
     from mem_core.memories.interfaces import MemoryStore
     from mem_core.settings import Settings

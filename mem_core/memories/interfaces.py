@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, ClassVar
 
 from mem_core.errors import MemError
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
+    from typing import Any, ClassVar
 
     from mem_core.memories.records import MemoryFilter
     from mem_core.settings import Settings

@@ -40,7 +40,6 @@ import time
 from array import array
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any
 
 from mem_core.errors import MemError
 from mem_core.files.cache import identity
@@ -66,7 +65,10 @@ from mem_core.retrieval.index import TermIndex
 from mem_core.retrieval.interfaces import Candidate, CandidateBlock
 from mem_core.settings import PROJECT_CONFIG
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from mem_core.portfolio.recall import Member
     from mem_core.retrieval.interfaces import Query
 

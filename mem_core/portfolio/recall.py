@@ -29,13 +29,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import TYPE_CHECKING, Any
 
 from mem_core.errors import MemError
 from mem_core.retrieval.context import RankContext, SourceContext
 from mem_core.retrieval.interfaces import Candidate, CandidateBlock, Candidates, Query, Scored
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from mem_core.kernel import Kernel
     from mem_core.retrieval.api import RecallResult
     from mem_core.settings import Settings

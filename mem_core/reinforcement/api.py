@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
 from mem_core.clock import now_iso
 from mem_core.errors import MemError
@@ -33,7 +32,10 @@ from mem_core.reinforcement.reward import compute_reward, update_score
 from mem_core.reinforcement.scorefile import Certificate, find_entry
 from mem_core.reinforcement.signals import parse_signals
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from mem_core.kernel import Kernel
 
 __all__ = [

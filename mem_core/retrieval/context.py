@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from mem_core.errors import MemError
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
     from mem_core.kernel import Kernel
     from mem_core.memories.interfaces import MemoryStore
     from mem_core.retrieval.diskindex import IndexedSource, Indexer
@@ -22,8 +25,6 @@ if TYPE_CHECKING:
     from mem_core.settings import Settings
 
 __all__ = ["SourceContext", "RankContext", "IndexedNote"]
-
-T = TypeVar("T")
 
 
 def _split_note(markdown: str, shown: str) -> tuple[str, tuple[tuple[str, str], ...]]:

@@ -48,7 +48,6 @@ import time
 import zlib
 from array import array
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from mem_core.errors import MemError
 from mem_core.files.cache import FINE_RACY_SECONDS, RACY_SECONDS, identity
@@ -58,6 +57,10 @@ from mem_core.files.usercache import APP_NAME, cache_base, name_key, root_key  #
 from mem_core.retrieval.index import TermIndex
 from mem_core.retrieval.interfaces import Candidate
 from mem_core.retrieval.text import Terms
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "IndexCorrupt",

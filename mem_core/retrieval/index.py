@@ -18,13 +18,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import Generic, TypeVar
 
+from mem_core.generic import Generic
 from mem_core.retrieval.text import Terms
 
 __all__ = ["TermIndex", "OnSecondUse"]
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
+else:
+    T = "T"  # subscripts mem_core.generic.Generic only
 
 
 class TermIndex:

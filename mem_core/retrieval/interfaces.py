@@ -18,9 +18,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any, ClassVar
+
     from mem_core.retrieval.context import RankContext, SourceContext
     from mem_core.retrieval.index import TermIndex
     from mem_core.retrieval.text import Terms

@@ -20,7 +20,6 @@ Reinforcement scores never influence this ranking.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from mem_core.plugin import (
     UNDEFINED,
@@ -36,6 +35,10 @@ from mem_core.plugin import (
     prop,
     strict_equal,
 )
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 PROJECT_ONLY = "Evidence ranking supports project-local lexical recall only."
 #: score multiplier of a note with current evidence is ``1 + BOOST × reward``

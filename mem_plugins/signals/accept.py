@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from mem_core.plugin import RewardSignal, clamp01, hookimpl, to_number
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class AcceptSignal(RewardSignal):

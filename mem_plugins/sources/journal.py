@@ -7,7 +7,6 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
-from typing import Any
 
 from mem_core.lazyre import lazy
 from mem_core.plugin import (
@@ -38,6 +37,10 @@ from mem_core.plugin import (
     parse_ms,
     truthy,
 )
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: an ISO-8601 UTC time, which ``Date.parse`` reads the same in every time zone
 _UTC = lazy(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,3})?Z\Z")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from functools import partial
-from typing import Any
 
 from mem_core.plugin import (
     NOTE_FILES,
@@ -26,6 +25,10 @@ from mem_core.plugin import (
     Terms,
     split_sections,
 )
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def note_candidates(

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import Any
 
 from mem_core.plugin import (
     PROJECT_STORE_DIR,
@@ -43,6 +42,10 @@ from mem_core.plugin import (
     project_store_dir,
     recall_text,
 )
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 UNVERIFIED_MARK = "[unverified] "
 

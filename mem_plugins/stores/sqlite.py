@@ -30,15 +30,16 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
 
 from mem_core import hookimpl
 from mem_core.errors import MemError
 from mem_core.files import SYMLINK
 from mem_core.plugin import MemoryStore
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     import sqlite3
+    from typing import Any
 
     from mem_core.memories.records import MemoryFilter
 

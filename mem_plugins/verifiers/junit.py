@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from typing import Any, ClassVar
 
 from mem_core import hookimpl
 from mem_core.errors import MemError
@@ -34,6 +33,10 @@ from mem_core.files import open_regular, safe_file
 from mem_core.js.record import UNDEFINED, js_sorted, prop, reorder
 from mem_core.js.strings import js_trim
 from mem_core.plugin import OutcomeVerifier
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 __all__ = ["JUnitVerifier", "MAX_REPORT_BYTES", "MAX_COVERED_FILES"]
 

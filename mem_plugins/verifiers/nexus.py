@@ -29,7 +29,6 @@ import os
 import re
 import stat
 from collections.abc import Iterable
-from typing import Any, ClassVar
 
 from mem_core import hookimpl
 from mem_core.errors import MemError
@@ -56,6 +55,10 @@ from mem_core.js.record import (
 )
 from mem_core.js.strings import js_trim
 from mem_core.plugin import OutcomeVerifier
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 __all__ = ["NexusVerifier", "BASE", "RUNS", "LOCK", "RECOVERY_LOCK", "accepted_source", "load_run"]
 

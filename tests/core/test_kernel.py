@@ -404,14 +404,15 @@ def test_a_plugin_named_by_setting_or_an_enabled_entry_point_brings_the_plugin_m
         ["outcomes"],
     ],
 )
-def test_the_actions_import_no_pluggy_when_only_default_plugins_are_installed(project: Path, args: list[str]) -> None:
+def test_the_actions_import_no_pluggy_nor_typing_when_only_default_plugins_are_installed(project: Path, args: list[str]) -> None:
     code = (
         "import sys\n"
         "from mem_cli.main import main\n"
         f"code = main({[*args, '-d', str(project)]!r})\n"
-        "print(code, 'pluggy' in sys.modules, 'inspect' in sys.modules)\n"
+        "print(code, 'pluggy' in sys.modules, 'inspect' in sys.modules, 'typing' in sys.modules)\n"
     )
     env = {"PATH": "/usr/bin:/bin", "MEM_DISABLE_PLUGINS": "testranker", "MEM_NOW": "2026-11-30T12:00:00.000Z"}
     env["XDG_CACHE_HOME"] = str(project / ".test-cache")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, check=True)
-    assert out.stdout.splitlines()[-1] == "0 False False"
+    # nor typing (mem_core.generic, the TYPE_CHECKING idiom): its import is a tenth of a write
+    assert out.stdout.splitlines()[-1] == "0 False False False"
