@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import sys
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -18,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from mem_core import hookspecs
+from mem_core.entry_points import ENTRY_POINT_GROUP
+from mem_core.entry_points import plugin_entry_points as _entry_points
 from mem_core.errors import PluginError
 
 if TYPE_CHECKING:
@@ -50,8 +51,6 @@ DEFAULT_PLUGINS: dict[str, str] = {
     "adapter_aider": "mem_plugins.adapters.aider",
     "adapter_antigravity": "mem_plugins.adapters.antigravity",
 }
-
-ENTRY_POINT_GROUP = "mem.plugins"
 
 
 class PluginInfo:
@@ -177,22 +176,6 @@ def _check_pending(pm: pluggy.PluginManager, infos: list[PluginInfo], strict: bo
         return
 
 
-class _EntryPoint:
-    __slots__ = ("name", "value", "version")
-
-    def __init__(self, name: str, value: str, version: str) -> None:
-        self.name = name
-        self.value = value
-        self.version = version
-
-    def load(self) -> Any:
-        module_name, _, attr = self.value.partition(":")
-        obj = importlib.import_module(module_name.strip())
-        for part in attr.strip().split(".") if attr.strip() else ():
-            obj = getattr(obj, part)
-        return obj
-
-
 def _named_plugins(names: Iterable[str]) -> list[tuple[str, str, Callable[[], Any]]]:
     """Plugins named by the ``plugins`` setting: module names
     (``team_rankers``) or paths of Python files (``tools/mem_local.py``), for a
@@ -218,52 +201,6 @@ def _load_file(name: str, path: str) -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def _entry_points() -> list[_EntryPoint]:
-    """The ``mem.plugins`` entry points of the distributions on ``sys.path``.
-
-    Reads each ``*.dist-info/entry_points.txt`` directly: importing
-    :mod:`importlib.metadata` (which pulls in :mod:`email`) costs 14-20 ms,
-    a tenth of the start-up budget of ``mem write`` (benchmarks/). As with
-    importlib.metadata, the first distribution found on ``sys.path`` wins.
-    """
-    found: dict[str, _EntryPoint] = {}
-    for base in sys.path:
-        try:
-            entries = sorted(os.listdir(base or "."))
-        except OSError:
-            continue
-        for entry in entries:
-            if not entry.endswith((".dist-info", ".egg-info")):
-                continue
-            try:
-                with open(os.path.join(base or ".", entry, "entry_points.txt"), encoding="utf-8") as fh:
-                    text = fh.read()
-            except OSError:
-                continue
-            if f"[{ENTRY_POINT_GROUP}]" not in text:
-                continue
-            version = entry.rsplit(".", 1)[0].partition("-")[2]
-            for name, value in _group_lines(text):
-                found.setdefault(name, _EntryPoint(name, value, version))
-    return [found[name] for name in sorted(found)]
-
-
-def _group_lines(text: str) -> list[tuple[str, str]]:
-    lines = []
-    inside = False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith(("#", ";")):
-            continue
-        if line.startswith("["):
-            inside = line == f"[{ENTRY_POINT_GROUP}]"
-            continue
-        if inside and "=" in line:
-            name, _, value = line.partition("=")
-            lines.append((name.strip(), value.strip()))
-    return lines
 
 
 def _load(

@@ -28,6 +28,7 @@ from mem_core.memories.api import (
     parse_ref,
     stated_by_human,
 )
+from mem_core.memories.core import require_mind
 from mem_core.textsafe import escape as _visible
 
 if TYPE_CHECKING:
@@ -72,18 +73,6 @@ def parse_version(value: object, count: int) -> int:
         shown = _visible(str(value))[:40]
         raise MemError(f"version must be a number from 1 to {count} (see `mem memories history`; got '{shown}')")
     return number
-
-
-def require_mind(store: MemoryStore | None, mind_id: str, default_mind: str, user: bool) -> None:
-    """Refuse a mind that holds no memory (a mistyped ``--mind`` is an error,
-    not an empty answer); the default mind always exists."""
-    if mind_id == default_mind:
-        return
-    minds = store.minds() if store is not None else []
-    if any(name == mind_id for name, _ in minds):
-        return
-    known = ", ".join(_visible(name) for name, _ in minds) if minds else "none yet"
-    raise MemError(f"no mind '{_visible(mind_id)}' in the {_store_name(user)} store (minds: {known})")
 
 
 def check_mind(
