@@ -473,41 +473,54 @@ def _signature_for(proof: Any, memory: dict[str, Any], at: str) -> dict[str, Any
 
 class Target:
     """Where one call works: the settings of its project, the backend, the
-    store's directory and the mind (``mind``, else the ``default_mind``
-    setting)."""
+    store's directory, the mind (``mind``, else the ``default_mind``
+    setting) and the kernel, if one was given or had to be built."""
 
-    __slots__ = ("settings", "backend", "directory", "mind_id")
+    __slots__ = ("settings", "backend", "directory", "mind_id", "kernel")
 
-    def __init__(self, settings: Settings, backend: type[MemoryStore], directory: str, mind_id: str) -> None:
+    def __init__(
+        self, settings: Settings, backend: type[MemoryStore], directory: str, mind_id: str, kernel: Kernel | None
+    ) -> None:
         self.settings = settings
         self.backend = backend
         self.directory = directory
         self.mind_id = mind_id
+        self.kernel = kernel
 
     @property
     def project(self) -> str:
         return self.settings.project
 
 
-def resolve_target(kernel: Kernel | None, user: bool, directory: str | None, mind: str | None) -> Target:
-    """The :class:`Target` of one call. Without a kernel, and when no plugin
-    can change the answer (:func:`builtin_store`), no plugin manager is
-    built: the built-in ``sqlite`` backend is the one
-    :func:`mem_core.memories.backend.choose_store` would choose."""
+def resolve_target(
+    kernel: Kernel | None, user: bool, directory: str | None, mind: str | None, kernel_settings: Settings | None = None
+) -> Target:
+    """The :class:`Target` of one call. Without a kernel, one is built from
+    the project's settings (``kernel_settings``: the command line's fast path
+    gives the working directory's, which its typer path builds it from) — unless no plugin can change
+    the answer (:func:`plugins_free`, :func:`builtin_store`): then the
+    built-in ``sqlite`` backend is the one
+    :func:`mem_core.memories.backend.choose_store` would choose, and no
+    plugin manager is built."""
     from mem_core.settings import project_settings
 
     settings = project_settings(directory, kernel)
     directory_path = settings.user_store_dir() if user else project_store_dir(settings.project)
-    backend = builtin_store(settings, directory_path, user=user) if kernel is None else None
+    backend: type[MemoryStore] | None = None
+    if kernel is None:
+        base = kernel_settings or settings
+        if plugins_free(base) and plugins_free(settings):
+            backend = builtin_store(settings, directory_path, user=user)
     if backend is None:
         from mem_core.memories.backend import choose_store
 
         if kernel is None:
             from mem_core.kernel import Kernel
 
-            kernel = Kernel(settings=settings)
+            kernel = Kernel(settings=kernel_settings or settings)
         backend = choose_store(settings, kernel.stores, directory_path, user=user)
-    return Target(settings, backend, directory_path, parse_mind(mind if mind is not None else settings.default_mind))
+    mind_id = parse_mind(mind if mind is not None else settings.default_mind)
+    return Target(settings, backend, directory_path, mind_id, kernel)
 
 
 #: the default plugins that register the built-in stores
@@ -516,26 +529,28 @@ _STORE_PLUGINS = ("sqlite_store", "postgres_store")
 POSTGRES_MARKER = "memories.postgres.json"
 
 
-def builtin_store(settings: Settings, directory: str, *, user: bool) -> type[MemoryStore] | None:
-    """The built-in ``sqlite`` backend, when the plugin manager provably
-    chooses it for ``directory``: no plugin is named by the ``plugins``
-    setting, every ``mem.plugins`` entry point is disabled (none is
-    installed, usually), neither built-in store plugin is disabled, the
-    ``store`` setting (where it counts) names ``sqlite`` or nothing, and no
-    ``postgres`` store is there. ``None`` otherwise: ask the plugins."""
+def plugins_free(settings: Settings) -> bool:
+    """Whether a kernel built from ``settings`` holds the default plugins
+    only, both built-in stores among them: no plugin is named by the
+    ``plugins`` setting, every ``mem.plugins`` entry point is disabled (none
+    is installed, usually) and neither store plugin is."""
     disabled = settings.disable_plugins
     if settings.plugins or any(name in disabled for name in _STORE_PLUGINS):
-        return None
+        return False
+    from mem_core.entry_points import plugin_entry_points
+
+    return all(ep.name in disabled for ep in plugin_entry_points())
+
+
+def builtin_store(settings: Settings, directory: str, *, user: bool) -> type[MemoryStore] | None:
+    """The built-in ``sqlite`` backend, when ``choose_store`` over the
+    default plugins provably chooses it for ``directory``: the ``store``
+    setting (where it counts) names ``sqlite`` or nothing, and no
+    ``postgres`` store is there. ``None`` otherwise."""
     layer = settings.layer("store")
     if layer != "default" and not (user and layer == "project") and settings.store != "sqlite":
         return None
-    import os
-
     if os.path.isfile(os.path.join(directory, POSTGRES_MARKER)):
-        return None
-    from mem_core.entry_points import plugin_entry_points
-
-    if any(ep.name not in disabled for ep in plugin_entry_points()):
         return None
     from mem_plugins.stores.sqlite_backend import SqliteStore
 
@@ -620,6 +635,58 @@ def _describe(record: dict[str, Any], mind_id: str, user: bool) -> str:
     return f"  {record['category']}/{record['key']} (mind {_escape(mind_id)}, {_store_name(user)} store)\n{content}"
 
 
+# -- content ------------------------------------------------------------------
+
+#: what ``--content-file`` and stdin may hold beyond the content's own bound
+#: (surrounding white space, trimmed before the bound is checked)
+_CONTENT_SLACK = 4096
+
+
+def read_content(path: str | None) -> str:
+    """The content of a memory from a file (``path``) or from stdin (``None``):
+    UTF-8, at most the content's bound (``CONTENT_MAX_BYTES``, surrounding
+    white space aside); anything else is a one-line error."""
+    import sys
+
+    name = "stdin" if path is None else path
+    limit = CONTENT_MAX_BYTES + _CONTENT_SLACK
+    try:
+        if path is None:
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read(limit + 1)
+    except OSError as exc:
+        raise MemError(f"Cannot read {name}: {exc.strerror or exc}.") from None
+    if len(data) > limit:
+        raise MemError(f"{name} holds more than {CONTENT_MAX_BYTES} bytes; a memory's content is at most that")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MemError(f"{name} is not UTF-8 text (byte {exc.start + 1})") from None
+
+
+def content_of(words: list[str] | None, text: str | None, file: str | None) -> str:
+    """The content ``mem remember`` was given: its words, ``--content``,
+    ``--content-file``, or ``-`` (one word) for stdin — exactly one of them."""
+    given = [kind for kind, value in (("words", words), ("text", text), ("file", file)) if value]
+    if not given:
+        raise MemError(
+            "content is missing: give it after the key (after -- when it starts with -), "
+            "with --content TEXT or --content-file FILE, or - to read it from stdin"
+        )
+    if len(given) > 1:
+        raise MemError("give the content once: as words, with --content, with --content-file, or - for stdin")
+    if file is not None:
+        return read_content(file)
+    if text is not None:
+        return text
+    assert words is not None
+    if words == ["-"]:
+        return read_content(None)
+    return " ".join(words)
+
+
 # -- minds ----------------------------------------------------------------------
 
 
@@ -664,6 +731,7 @@ def remember_plain(
     directory: str | None = None,
     now: str | None = None,
     kernel: Kernel | None = None,
+    kernel_settings: Settings | None = None,
 ) -> Remembered:
     """:func:`mem_core.memories.api.remember` (see there), on plain records."""
     now = now or now_iso()
@@ -679,7 +747,7 @@ def remember_plain(
     explicit_confidence = parse_confidence(confidence)
     expires_at = parse_expires(expires, now)
     parse_mind(mind)
-    target = resolve_target(kernel, user, directory, mind)
+    target = resolve_target(kernel, user, directory, mind, kernel_settings)
     mind_id, project = target.mind_id, target.project
     signature: dict[str, Any] | None = None
     if as_user:
@@ -753,7 +821,7 @@ def remember_plain(
     if changed and not user:
         from mem_core.brief.refresh import refresh_brief
 
-        refresh_brief(project, kernel)  # only if the brief file exists; never fails
+        refresh_brief(project, target.kernel)  # only if the brief file exists; never fails
     return Remembered(memory, created, changed, _store_name(user))
 
 
@@ -778,6 +846,7 @@ def list_plain(
     directory: str | None = None,
     now: str | None = None,
     kernel: Kernel | None = None,
+    kernel_settings: Settings | None = None,
 ) -> Listing:
     """:func:`mem_core.memories.api.list_memories` (see there), on plain records.
 
@@ -798,7 +867,7 @@ def list_plain(
     level = parse_priority(priority, default=None)
     parse_mind(mind)
     count = _limit(limit)
-    target = resolve_target(kernel, user, directory, mind)
+    target = resolve_target(kernel, user, directory, mind, kernel_settings)
     mind_id = target.mind_id
     # source and verified are what the signatures say, not the columns: those
     # filters apply after the signatures are checked
@@ -844,6 +913,7 @@ def context_plain(
     directory: str | None = None,
     now: str | None = None,
     kernel: Kernel | None = None,
+    kernel_settings: Settings | None = None,
 ) -> Summary:
     """:func:`mem_core.memories.api.context_summary` (see there), on plain
     records, read as the summary needs them: the store counts the memories;
@@ -855,7 +925,7 @@ def context_plain(
     parse_mind(mind)
     count = _limit(limit)
     tokens = parse_budget(budget) if budget is not None else None
-    target = resolve_target(kernel, user, directory, mind)
+    target = resolve_target(kernel, user, directory, mind, kernel_settings)
     mind_id = target.mind_id
     if tokens is None:
         tokens = target.settings.context_budget
