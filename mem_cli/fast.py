@@ -161,7 +161,7 @@ def _remember(values: dict[str, Any], words: list[str], settings: Any) -> None:
         directory=values["directory"],
         kernel_settings=settings,
     )
-    output.show(result, values["json"], render.remember)  # type: ignore[arg-type]
+    output.show(result, values["json"], render.remember)
 
 
 def _memories(values: dict[str, Any], words: list[str], settings: Any) -> None:
@@ -183,7 +183,7 @@ def _memories(values: dict[str, Any], words: list[str], settings: Any) -> None:
         directory=values["directory"],
         kernel_settings=settings,
     )
-    output.show(result, values["json"], render.memories)  # type: ignore[arg-type]
+    output.show(result, values["json"], render.memories)
 
 
 def _context(values: dict[str, Any], words: list[str], settings: Any) -> None:
@@ -198,7 +198,7 @@ def _context(values: dict[str, Any], words: list[str], settings: Any) -> None:
         directory=values["directory"],
         kernel_settings=settings,
     )
-    output.show(result, values["json"], render.context)  # type: ignore[arg-type]
+    output.show(result, values["json"], render.context)
 
 
 _BODIES: dict[str, Callable[[dict[str, Any], list[str], Any], None]] = {

@@ -81,9 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a parse error comes before typer sees it (`--priority -- --json`)
         json_mode = parsed.json or "--json" in args
         if action in _FAST:  # remember, memories, context: no typer when the line is plain
-            from mem_cli.fast import run_fast
+            from mem_cli import fast
 
-            code = run_fast(action, parsed.rest, json_mode)
+            code = fast.run_fast(action, parsed.rest, json_mode)
             if code is not None:
                 return code
         if action not in COMMANDS:

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from mem_core.clock import now_iso
 from mem_core.errors import MemError as MemError
+from mem_core.humans.proof import NO_HUMAN
 from mem_core.memories import core
 from mem_core.memories.core import (
     _MARKS,
@@ -39,7 +40,6 @@ from mem_core.memories.core import (
     CONTENT_MAX_BYTES,
     KEY_MAX,
     MIND_MAX,
-    NO_TTY,
     TAG_MAX,
     TAGS_MAX,
     USER_CONFIDENCE,
@@ -121,6 +121,10 @@ __all__ = [
     "AGENT_CONFIDENCE",
     "USER_CONFIDENCE",
 ]
+
+
+#: the refusals when no human can be proven, by action
+NO_TTY = NO_HUMAN
 
 
 # -- models -----------------------------------------------------------------

@@ -21,14 +21,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
-from datetime import date, datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal
 
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
-from mem_core.humans.proof import NO_HUMAN
 from mem_core.js.strings import JS_SPACE, js_trim
 from mem_core.memories.records import (
     CATEGORIES,
@@ -76,8 +74,7 @@ _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _DATE_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})")
 _WORD = re.compile(r"[^\W_]+")
 
-#: the refusals when no human can be proven, by action
-NO_TTY = NO_HUMAN
+#: the refusal of a change made while a human was being asked
 CHANGED_WHILE_ASKING = "The memory changed while waiting for confirmation; nothing was changed."
 
 
@@ -96,29 +93,36 @@ class MemoryView:
     with what the text and the JSON of :class:`~mem_core.memories.api.Memory`
     read from it."""
 
-    __slots__ = ("record",)
+    __slots__ = (*FIELDS, "verification", "record")
 
     def __init__(self, record: dict[str, Any]) -> None:
         #: the judged record: the spec's fields and ``verification``
         self.record = record
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self.record[name]
-        except KeyError:
-            raise AttributeError(name) from None
+        self.id = record["id"]
+        self.category = record["category"]
+        self.key = record["key"]
+        self.content = record["content"]
+        self.tags = record["tags"]
+        self.priority = record["priority"]
+        self.source = record["source"]
+        self.verified = record["verified"]
+        self.confidence = record["confidence"]
+        self.expires_at = record["expires_at"]
+        self.mind_id = record["mind_id"]
+        self.created_at = record["created_at"]
+        self.updated_at = record["updated_at"]
+        self.verification = record["verification"]
 
     @property
     def ref(self) -> str:
-        return f"{self.record['category']}/{self.record['key']}"
+        return f"{self.category}/{self.key}"
 
     @property
     def mark(self) -> str:
-        return _MARKS[self.record["verification"]]
+        return _MARKS[self.verification]
 
     def expired(self, now: str) -> bool:
-        expires = self.record["expires_at"]
-        return expires is not None and expires <= now
+        return self.expires_at is not None and self.expires_at <= now
 
     def to_json(self) -> dict[str, Any]:
         return memory_json(self.record)
@@ -372,6 +376,8 @@ def _iso(ms: float, option: str) -> str:
     if not 0 <= ms <= MAX_MS:
         raise MemError(f"{option} must fall between 1970-01-01 and 9999-12-31")
     ms = int(ms)
+    from datetime import datetime, timezone
+
     dt = datetime.fromtimestamp(ms // 1000, tz=timezone.utc)
     return f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}.{ms % 1000:03d}Z"
 
@@ -391,6 +397,8 @@ def parse_expires(value: object, now: str) -> str | None:
     ms = parse_ms(text) if m else None
     if m:
         try:
+            from datetime import date
+
             date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
         except ValueError:
             ms = None
@@ -454,7 +462,15 @@ def parse_count(value: str | int) -> int:
 
 def judge(store: MemoryStore, records: list[dict[str, Any]], project: str | None, judge: Any = None,
           signatures: Any = None) -> list[dict[str, Any]]:  # fmt: skip
-    """``records`` with the trust fields their signatures decide (new dicts)."""
+    """``records`` with the trust fields their signatures decide (new dicts;
+    see :func:`mem_core.memories.trust.judge_records`). Records without a
+    signature row read unsigned with nothing more imported or read."""
+    if not records:
+        return []
+    if signatures is None:
+        signatures = store.signatures_of([r["id"] for r in records])
+    if judge is None and not any(signatures.values()):
+        return [{**r, "verified": False, "source": "agent", "verification": "unsigned"} for r in records]
     from mem_core.memories.trust import judge_records
 
     return judge_records(records, store, project, judge, signatures=signatures)
@@ -942,7 +958,7 @@ def context_plain(
         shown = total if count is None else min(count, total)
         where.limit = shown
 
-        def views() -> Iterator[MemoryView]:
+        def views() -> Generator[MemoryView, None, None]:
             for record in store.iter_query(where):
                 judged = signed.get(record["id"])
                 if judged is None:  # no signature row: unsigned, nothing to read

@@ -59,6 +59,11 @@ _ORDER = (
     "CASE m.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END, "
     "m.updated_at DESC, m.category, m.key, m.mind_id"
 )
+#: the same order as index columns (:func:`_migrate_6`; SQLite matches the expressions)
+_ORDER_KEY = (
+    "(CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END), "
+    "updated_at DESC, category, key"
+)
 
 _V1 = (
     """
@@ -250,6 +255,14 @@ def _signatures_before_step_5(store: SqliteStore, memory_ids: list[str]) -> dict
     return found
 
 
+def _migrate_6(conn: sqlite3.Connection) -> None:
+    """An index in the listing's order within a mind (:data:`_ORDER`), with
+    ``expires_at``: ``mem context`` and ``mem memories --limit`` read their
+    first rows in order without sorting the store, and count within a mind
+    from the index alone."""
+    conn.execute(f"CREATE INDEX IF NOT EXISTS memories_order ON memories (mind_id, {_ORDER_KEY}, expires_at)")
+
+
 #: ordered schema steps; ``PRAGMA user_version`` = how many are applied
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _migrate_1,
@@ -257,6 +270,7 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _migrate_3,
     _migrate_4,
     _migrate_5,
+    _migrate_6,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -622,8 +636,14 @@ class SqliteStore(MemoryStore):
         if self._version < 5:  # read-only, not yet migrated: the signatures are elsewhere
             return super().signed(where)
         conditions, params = self._where(where)
-        conditions.append("EXISTS (SELECT 1 FROM signatures s WHERE s.memory_id = m.id)")
-        sql = f"SELECT {_M_COLUMNS} FROM memories m WHERE " + " AND ".join(conditions) + f" ORDER BY {_ORDER}"
+        # driven by the signatures (usually few), not by the memories
+        sql = (
+            f"SELECT {_M_COLUMNS} FROM (SELECT DISTINCT memory_id FROM signatures) s "
+            "CROSS JOIN memories m ON m.id = s.memory_id"
+        )
+        if conditions:
+            sql += " WHERE " + " AND ".join(conditions)
+        sql += f" ORDER BY {_ORDER}"
         with self._errors():
             rows = self._connection().execute(sql, params).fetchall()
         return [_record(row) for row in rows]
@@ -660,7 +680,9 @@ class SqliteStore(MemoryStore):
             return "", []
         conditions, params = self._where(where)
         sql = (
-            f"SELECT {columns} FROM memories_fts JOIN memories m ON m.n = memories_fts.rowid WHERE memories_fts MATCH ?"
+            # CROSS JOIN: the full-text index drives (to count, SQLite would probe it once per memory of the mind)
+            f"SELECT {columns} FROM memories_fts CROSS JOIN memories m ON m.n = memories_fts.rowid "
+            "WHERE memories_fts MATCH ?"
         )
         # any of the words; bm25() ranks those matching more, and rarer, words first
         params.insert(0, " OR ".join(_fts_match(phrase) for phrase in wanted))
