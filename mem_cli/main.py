@@ -72,6 +72,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     action = parsed.action
     if action is None:
         if parsed.help or "--version" in args:
+            from mem_cli import helptext
+
+            if helptext.can_render(args):  # `mem --help` into a pipe or a file: no typer
+                output.out(helptext.top_help())
+                return 0
             from mem_cli.app import run_typer
 
             return run_typer(args, "mem", parsed.json, kernel)

@@ -553,9 +553,32 @@ def plugins_free(settings: Settings) -> bool:
     disabled = settings.disable_plugins
     if settings.plugins or any(name in disabled for name in _STORE_PLUGINS):
         return False
-    from mem_core.entry_points import plugin_entry_points
+    return all(name in disabled for name in _entry_point_names())
 
-    return all(ep.name in disabled for ep in plugin_entry_points())
+
+#: the names of the installed entry-point plugins, with what they were read from
+_scanned: tuple[tuple[object, ...], list[str]] | None = None
+
+
+def _entry_point_names() -> list[str]:
+    """The ``mem.plugins`` entry points' names, read once per process while
+    ``sys.path`` and its directories (their modification times: a
+    distribution installed or removed changes them) stay as they were."""
+    import sys
+
+    global _scanned
+    stamp: list[object] = []
+    for base in sys.path:
+        try:
+            stamp.append((base, os.stat(base or ".").st_mtime_ns))
+        except OSError:
+            stamp.append((base, None))
+    key = tuple(stamp)
+    if _scanned is None or _scanned[0] != key:
+        from mem_core.entry_points import plugin_entry_points
+
+        _scanned = (key, [ep.name for ep in plugin_entry_points()])
+    return _scanned[1]
 
 
 def builtin_store(settings: Settings, directory: str, *, user: bool) -> type[MemoryStore] | None:
