@@ -192,9 +192,9 @@ def peak_rss_mib(args: Sequence[str], cwd: Path, env: dict[str, str]) -> float:
 def entry_point_plugins() -> list[str]:
     """The ``mem.plugins`` entry points installed beside this ``mem`` (a
     development environment holds the tests' plugin; ``tox -e bench`` none)."""
-    from mem_core.entry_points import plugin_entry_points
+    from mem_core.kernel.discovery import entry_points
 
-    return [ep.name for ep in plugin_entry_points()]
+    return [ep.name for ep in entry_points()]
 
 
 def judged_rows(

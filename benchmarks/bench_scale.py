@@ -11,10 +11,15 @@ Whole-process median wall time, per size, of
 
 each next to ``python -c pass`` and, when ``MEM_BENCH_REFERENCE`` holds the
 reference's command (``MEM_BENCH_REFERENCE="node /path/to/bmad-plus.js mem"``),
-next to ``bmad-plus mem`` on an identical copy of the project: the calls of
-``mem``, the reference and ``python -c pass`` are interleaved round by round
-so that the machine's load hits them alike. One small table per action:
-size → ms, × pass (and ms, mem/ref with the reference).
+next to ``bmad-plus mem`` on an identical copy of the project; with
+``MEM_BENCH_BASELINE`` (another ``mem``'s command, e.g. the last release's
+``python /path/to/old/mem``), next to that one too. The calls are
+interleaved round by round so that the machine's load hits them alike. One
+small table per action: size → ms, × pass, growth (× the smallest size's
+time), and ms, mem/ref with the reference (ms, mem/base with the
+baseline). Without the reference, the rows
+issue 12 recorded for ``bmad-plus mem`` 0.18 on this machine are shown as
+``rec ms`` and ``mem/rec``: another run, so a guide, not a measurement.
 
 Usage: ``python benchmarks/bench_scale.py [--runs N] [--quick] [--only ACTION …] [--tasks-per-run N] [--json PATH]``
 """
@@ -185,8 +190,18 @@ ACTIONS: dict[str, tuple[Callable[[Path, object], None], list[object], Callable[
 }
 
 
-def reference_command() -> list[str] | None:
-    text = os.environ.get("MEM_BENCH_REFERENCE", "").strip()
+#: what issue 12 recorded for ``bmad-plus mem`` 0.18 (Node 20) on this machine
+#: (medians of 15 paired runs): (action, size label) → ms
+RECORDED_REFERENCE: dict[tuple[str, str], float] = {
+    ("reinforce", "10000 patterns"): 154.0,
+    ("outcomes", "100 receipts"): 333.0,
+    ("outcomes", "1000 receipts"): 2100.0,
+    ("recall --ranking evidence", "1000 receipts"): 2210.0,
+}
+
+
+def reference_command(variable: str = "MEM_BENCH_REFERENCE") -> list[str] | None:
+    text = os.environ.get(variable, "").strip()
     return shlex.split(text) if text else None
 
 
@@ -200,13 +215,21 @@ def _time(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
 
 
 def measure(
-    mem: list[str], reference: list[str] | None, args: list[str], projects: dict[str, Path], runs: int, env: dict
+    mem: list[str],
+    reference: list[str] | None,
+    args: list[str],
+    projects: dict[str, Path],
+    runs: int,
+    env: dict,
+    baseline: list[str] | None = None,
 ) -> dict[str, float]:
     """Medians of ``runs`` interleaved rounds (after one warm-up round)."""
     commands = {"pass": ([sys.executable, "-c", "pass"], projects["mem"])}
     commands["mem"] = ([*mem, *args, "-d", str(projects["mem"])], projects["mem"])
     if reference is not None:
         commands["ref"] = ([*reference, *args, "-d", str(projects["ref"])], projects["ref"])
+    if baseline is not None:
+        commands["base"] = ([*baseline, *args, "-d", str(projects["base"])], projects["base"])
     times: dict[str, list[float]] = {name: [] for name in commands}
     order = list(commands)
     for round_ in range(runs + 1):
@@ -231,11 +254,14 @@ def main(argv: list[str] | None = None) -> int:
     globals()["TASKS_PER_RUN"] = max(1, args.tasks_per_run)
     mem = mem_command()
     reference = reference_command()
+    baseline = reference_command("MEM_BENCH_BASELINE")
     env = dict(os.environ, MEM_NOW=NOW)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # compiled once, as an installed tool is
     results: dict[str, object] = {"python": sys.version.split()[0], "runs": args.runs, "actions": {}}
     print(f"mem scale benchmark — python {results['python']}, median of {args.runs} interleaved runs")
     print("reference: " + (shlex.join(reference) if reference else "not set (MEM_BENCH_REFERENCE), skipped"))
+    if baseline:
+        print("baseline: " + shlex.join(baseline))
     with tempfile.TemporaryDirectory(prefix="mem-bench-scale-") as tmp:
         base = Path(tmp)
         env["XDG_CACHE_HOME"] = str(base / "cache")
@@ -250,6 +276,9 @@ def main(argv: list[str] | None = None) -> int:
                 project.mkdir(parents=True)
                 build(project, size)
                 projects = {"mem": project}
+                if baseline is not None:
+                    projects["base"] = project.with_name("base")
+                    shutil.copytree(project, projects["base"], symlinks=True)
                 if reference is not None:
                     projects["ref"] = project.with_name("ref")
                     shutil.copytree(project, projects["ref"], symlinks=True)
@@ -257,21 +286,32 @@ def main(argv: list[str] | None = None) -> int:
                         shutil.rmtree(projects["ref"])
                         projects["ref"].mkdir()
                         build(projects["ref"], size)
-                got = measure(mem, reference, extra, projects, args.runs, env)
+                got = measure(mem, reference, extra, projects, args.runs, env, baseline)
                 row = {"size": label(size), "mem_ms": round(got["mem"], 1), "pass_ms": round(got["pass"], 1),
                        "mem_x_pass": round(got["mem"] / got["pass"], 2)}  # fmt: skip
                 if "ref" in got:
                     row.update(ref_ms=round(got["ref"], 1), mem_per_ref=round(got["mem"] / got["ref"], 2))
+                elif (action, label(size)) in RECORDED_REFERENCE:
+                    recorded = RECORDED_REFERENCE[(action, label(size))]
+                    row.update(rec_ms=recorded, mem_per_rec=round(got["mem"] / recorded, 2))
+                if "base" in got:
+                    row.update(base_ms=round(got["base"], 1), mem_per_base=round(got["mem"] / got["base"], 2))
                 rows.append(row)
             results["actions"][action] = rows  # type: ignore[index]
             print(f"\n{action}")
-            head = f"  {'size':<26} {'mem ms':>9} {'× pass':>8}"
-            print(head + (f" {'ref ms':>9} {'mem/ref':>8}" if reference else ""))
+            head = f"  {'size':<26} {'mem ms':>9} {'× pass':>8} {'growth':>7}"
+            head += f" {'base ms':>9} {'mem/base':>9}" if baseline else ""
+            print(head + (f" {'ref ms':>9} {'mem/ref':>8}" if reference else f" {'rec ms':>9} {'mem/rec':>8}"))
             for row in rows:
-                line = f"  {row['size']:<26} {row['mem_ms']:>9} {row['mem_x_pass']:>8}"
-                if "ref_ms" in row:
-                    verdict = "ok" if row["mem_per_ref"] <= 0.5 else "MISSED"  # type: ignore[operator]
-                    line += f" {row['ref_ms']:>9} {row['mem_per_ref']:>8}  ≤ 0.5 {verdict}"
+                growth = row["mem_ms"] / rows[0]["mem_ms"]  # type: ignore[operator]
+                line = f"  {row['size']:<26} {row['mem_ms']:>9} {row['mem_x_pass']:>8} {growth:>6.2f}×"
+                if "base_ms" in row:
+                    line += f" {row['base_ms']:>9} {row['mem_per_base']:>9}"
+                for kind in ("ref", "rec"):
+                    if f"{kind}_ms" in row:
+                        ratio = row[f"mem_per_{kind}"]
+                        verdict = "ok" if ratio <= 0.5 else "MISSED"  # type: ignore[operator]
+                        line += f" {row[f'{kind}_ms']:>9} {ratio:>8}  ≤ 0.5 {verdict}"
                 print(line)
             print(f"  (python -c pass: {statistics.median(r['pass_ms'] for r in rows):.1f} ms)")  # type: ignore[misc]
     if args.json:

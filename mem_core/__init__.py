@@ -12,13 +12,14 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-import pluggy
-
 from mem_core.errors import ExitCode, MemError
+from mem_core.markers import ImplMarker
 
 __version__ = "0.2.0"
 
-hookimpl = pluggy.HookimplMarker("mem")
+#: marks a hook implementation as ``pluggy.HookimplMarker("mem")`` does
+#: (:mod:`mem_core.markers`: the same attribute, without importing pluggy)
+hookimpl = ImplMarker("mem")
 
 #: public name -> module that defines it (loaded lazily)
 _LAZY = {

@@ -185,16 +185,9 @@ def user_config_path(environ: Mapping[str, str] | None = None) -> str:
 
 
 def _user_config_dir(env: Mapping[str, str]) -> str:
-    if sys.platform.startswith("linux") and not hasattr(sys, "getandroidapilevel"):
-        xdg = env.get("XDG_CONFIG_HOME", "")
-        if os.path.isabs(xdg):
-            return os.path.join(xdg, APP_NAME)
-        home = env.get("HOME")
-        if home is None or os.path.isabs(home):
-            return os.path.join(os.path.expanduser("~/.config"), APP_NAME)
-    from platformdirs import user_config_dir
+    from mem_core.files.usercache import user_dir
 
-    return user_config_dir(APP_NAME, appauthor=False)
+    return user_dir("XDG_CONFIG_HOME", "~/.config", "user_config_dir", env)
 
 
 # -- parsing ----------------------------------------------------------------

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mem_core.clock import now_iso
@@ -356,11 +355,19 @@ def inspect_outcomes(
 # the two actions
 
 
-@dataclass
 class ObserveResult:
     """What ``mem observe`` wrote."""
 
-    written: dict[str, Any]
+    __slots__ = ("written",)
+
+    def __init__(self, written: dict[str, Any]) -> None:
+        self.written = written
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.written == self.written  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return f"ObserveResult(written={self.written!r})"
 
     @property
     def id(self) -> str:
@@ -376,11 +383,19 @@ class ObserveResult:
         return plain(self.to_json())
 
 
-@dataclass
 class OutcomesResult:
     """Every receipt with its current status."""
 
-    results: list[dict[str, Any]] = field(default_factory=list)
+    __slots__ = ("results",)
+
+    def __init__(self, results: list[dict[str, Any]] | None = None) -> None:
+        self.results = [] if results is None else results
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.results == self.results  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return f"OutcomesResult(results={self.results!r})"
 
     @property
     def count(self) -> int:

@@ -9,7 +9,7 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mem_core.errors import MemError
@@ -113,12 +113,21 @@ def read_bytes(path: str, limit: int = MAX_BYTES) -> bytes | None:
 def read_text(root: str, relative: str, *, missing: bool = False) -> str | None:
     """Read a project file under the safety rules; ``None`` for a missing file
     when ``missing`` is true."""
+    data = read_file_bytes(root, relative, missing=missing)
+    return None if data is None else decode_text(data)
+
+
+def read_file_bytes(root: str, relative: str, *, missing: bool = False) -> bytes | None:
+    """:func:`read_text`'s bytes, not decoded (see :func:`decode_text`)."""
     path = safe_file(root, relative)
     data = read_bytes(path)
-    if data is None:
-        if missing:
-            return None
+    if data is None and not missing:
         raise MemError(os_error_message(FileNotFoundError(errno.ENOENT, "no such file"), "stat", path))
+    return data
+
+
+def decode_text(data: bytes) -> str:
+    """A store file's text: strict UTF-8, else :data:`NOT_UTF8`."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -181,14 +190,25 @@ def _cut_back(fd: int, size: int) -> None:
         pass
 
 
-def write_json(root: str, relative: str, value: Any) -> None:
+def write_json(root: str, relative: str, value: Any) -> bytes:
     """Replace a JSON file atomically (``JSON.stringify(value, null, 2)`` plus a
     final newline), under the writer lock; temporary files that killed
-    writers left beside it are removed first."""
+    writers left beside it are removed first. Returns the bytes written."""
     with writer_lock(root):
-        path = safe_file(root, relative)  # an unsafe path is refused before the size is
+        safe_file(root, relative)  # an unsafe path is refused before the size is
         data = (jsonfmt.dumps(value, 2) + "\n").encode("utf-8", "surrogatepass")
-        if len(data) > MAX_BYTES:
+        write_file(root, relative, data)
+        return data
+
+
+def write_file(root: str, relative: str, data: bytes | Sequence[bytes]) -> None:
+    """Replace a project file atomically with ``data`` (bytes, or pieces
+    written one after the other) as :func:`write_json` does: under the
+    writer lock, refused over :data:`MAX_BYTES`, leftover temporary files
+    removed first."""
+    with writer_lock(root):
+        path = safe_file(root, relative)
+        if (len(data) if isinstance(data, bytes) else sum(map(len, data))) > MAX_BYTES:
             raise MemError(TOO_BIG)
         remove_orphans(os.path.dirname(path), os.path.basename(path))
         try:
@@ -245,8 +265,9 @@ def remove_orphans(directory: str, name: str | None = None, *, older_than: float
     return removed
 
 
-def replace_bytes(root: str, relative: str, data: bytes) -> None:
-    """Replace a project file atomically with ``data``: a temporary file in the
+def replace_bytes(root: str, relative: str, data: bytes | Sequence[bytes]) -> None:
+    """Replace a project file atomically with ``data`` (bytes, or pieces
+    written one after the other): a temporary file in the
     same folder, fsync, rename, fsync of the folder; the temporary file is
     removed when anything fails (an ``OSError`` is raised as it comes). A
     target that is not a regular file is refused (:data:`NOT_REGULAR`)."""
@@ -262,7 +283,8 @@ def replace_bytes(root: str, relative: str, data: bytes) -> None:
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
     try:
         try:
-            write_all(fd, data)
+            for piece in [data] if isinstance(data, bytes) else data:
+                write_all(fd, piece)
             os.fsync(fd)
         finally:
             os.close(fd)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mem_core.clock import now_iso
-from mem_core.kernel import Kernel
+
+if TYPE_CHECKING:
+    from mem_core.kernel import Kernel
 
 __all__ = ["WriteResult", "write"]
 

@@ -15,9 +15,9 @@ OUTCOMES = ("success", "failure", "partial", "abandoned")
 
 def deterministic_id(*parts: str) -> str:
     """First 12 hex digits of sha256 of the parts joined with NUL."""
-    import hashlib
+    from mem_core.digest import sha256_hex
 
-    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return sha256_hex("\0".join(parts).encode("utf-8", "surrogatepass"))[:12]
 
 
 def append_event(

@@ -24,7 +24,6 @@ Pure Python with no heavy imports: evidence recall uses it.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Iterable
 from typing import Any
@@ -151,6 +150,8 @@ def sha256(data: str | bytes) -> str:
     """Hex sha256 of bytes, or of a string's UTF-8 (``hash.update(string)``)."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
+    import hashlib  # when a digest is taken: registering the evidence ranker loads this module
+
     return hashlib.sha256(data).hexdigest()
 
 

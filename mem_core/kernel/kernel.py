@@ -13,15 +13,17 @@ are not affected.
 from __future__ import annotations
 
 import _thread
-import inspect
+import importlib
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
-
-import pluggy
 
 from mem_core.errors import PluginError
 from mem_core.kernel.registry import Registry
 
 if TYPE_CHECKING:
+    import pluggy
+
     from mem_core.adapters.interfaces import Adapter
     from mem_core.evidence.interfaces import OutcomeVerifier
     from mem_core.files.cache import FileCache
@@ -101,7 +103,7 @@ def _problem(value: Any, kind: str, base: type) -> str | None:
     name = getattr(value, "name", None)
     if not isinstance(name, str) or not name:
         return f"returned {kind} {value.__name__} without a name"
-    if inspect.isabstract(value):
+    if getattr(value, "__abstractmethods__", None):  # inspect.isabstract, without importing inspect
         missing = ", ".join(sorted(getattr(value, "__abstractmethods__", ())))
         return f"returned {kind} {value.__name__}, which does not implement {missing}"
     return None
@@ -123,16 +125,32 @@ class Kernel:
         cache: FileCache | None = None,
     ) -> None:
         self._settings = settings
-        if pm is None:
-            from mem_core.kernel.manager import make_plugin_manager
-
-            pm = make_plugin_manager(settings=self.settings)
-        self.pm = pm
+        self._pm = pm
         self._registries: dict[str, Registry[Any]] = {}
         #: plugin name -> why one of its registration hooks failed
         self._failures: dict[str, str] = {}
         self._lock = _thread.RLock()
         self._cache: FileCache | None = cache
+        #: whether only the default plugins take part (known on first need)
+        self._only_defaults: bool | None = None
+        #: default plugins that failed to import on the direct path
+        self._default_infos: list[Any] = []
+
+    @property
+    def pm(self) -> pluggy.PluginManager:
+        """The plugin manager: the one given to the constructor, else built
+        (:func:`~mem_core.kernel.manager.make_plugin_manager`) on first use,
+        so a kernel that needs no registry (``mem write`` without a signal)
+        imports no plugin and not pluggy."""
+        pm = self._pm
+        if pm is None:
+            with self._lock:
+                pm = self._pm
+                if pm is None:
+                    from mem_core.kernel.manager import make_plugin_manager
+
+                    pm = self._pm = make_plugin_manager(settings=self.settings)
+        return pm
 
     @property
     def settings(self) -> Settings:
@@ -178,9 +196,10 @@ class Kernel:
         return registry
 
     def _collect(self, hook_name: str, kind: str) -> Registry[Any]:
+        if self._pm is None and self._defaults_only():
+            return self._collect_defaults(hook_name, kind)
         from mem_core.kernel.manager import load_defaults
 
-        base = _base(kind)
         pm = self.pm
         load_defaults(pm, hook_name)
         order = self._order()
@@ -191,28 +210,20 @@ class Kernel:
         )
         everyone = [impl.plugin for impl in plain]
         context = self.context()
-        entries: list[tuple[str, type]] = []
-        failed: list[Any] = []
         broken = [(info.name, info.error) for info in self._infos() if info.error]
-        for impl in plain:
-            # this plugin's classes, through the relay (pluggy passes the
-            # arguments the implementation names)
-            caller = pm.subset_hook_caller(hook_name, [p for p in everyone if p is not impl.plugin])
-            try:
-                results = caller(context=context)
-                classes = [cls for result in results for cls in _as_list(result)]
-                problem = next((p for p in (_problem(cls, kind, base) for cls in classes) if p), None)
-                if problem:
-                    raise PluginError(problem)
-            except Exception as exc:  # a broken plugin breaks nothing else
-                error = f"{hook_name}: {exc if isinstance(exc, PluginError) else f'{type(exc).__name__}: {exc}'}"
-                if self.settings.strict_plugins:
-                    raise PluginError(f"plugin '{impl.plugin_name}' failed in {error}") from exc
-                self._failures.setdefault(impl.plugin_name, error)
-                failed.append(impl.plugin)
-                broken.append((impl.plugin_name, error))
-                continue
-            entries.extend((impl.plugin_name, cls) for cls in classes)
+        # each plugin's classes through the relay (pluggy passes the arguments
+        # the implementation names)
+        calls: list[tuple[str, Any, Callable[[], list[Any]]]] = [
+            (
+                impl.plugin_name,
+                impl.plugin,
+                partial(
+                    pm.subset_hook_caller(hook_name, [p for p in everyone if p is not impl.plugin]), context=context
+                ),
+            )
+            for impl in plain
+        ]
+        entries, failed = self._call_each(hook_name, kind, calls, broken)
         if any(impl.wrapper or impl.hookwrapper for impl in impls):
             # wrappers may filter or add: the relay's answer decides what is in
             kept = [cls for result in pm.subset_hook_caller(hook_name, failed)(context=context) for cls in result]
@@ -220,11 +231,95 @@ class Kernel:
             wrappers = ", ".join(impl.plugin_name for impl in impls if impl.wrapper or impl.hookwrapper)
             entries = [(provider, cls) for provider, cls in entries if cls in kept]
             for cls in kept:
-                problem = _problem(cls, kind, base)
+                problem = _problem(cls, kind, _base(kind))
                 if problem:
                     raise PluginError(f"a wrapper of {hook_name} ({wrappers}) {problem}")
                 if cls not in known:
                     entries.append((wrappers, cls))
+        return Registry(kind, entries, broken=broken)
+
+    def _call_each(
+        self,
+        hook_name: str,
+        kind: str,
+        calls: list[tuple[str, Any, Callable[[], list[Any]]]],
+        broken: list[tuple[str, str]],
+    ) -> tuple[list[tuple[str, type]], list[Any]]:
+        """The classes each plugin's registration hook gives (``calls``: plugin
+        name, plugin, and the call returning its results), checked; a plugin
+        whose hook raises or gives something else is broken (added to
+        ``broken``, and returned among the failed plugins)."""
+        base = _base(kind)
+        entries: list[tuple[str, type]] = []
+        failed: list[Any] = []
+        for plugin_name, plugin, call in calls:
+            try:
+                classes = [cls for result in call() for cls in _as_list(result)]
+                problem = next((p for p in (_problem(cls, kind, base) for cls in classes) if p), None)
+                if problem:
+                    raise PluginError(problem)
+            except Exception as exc:  # a broken plugin breaks nothing else
+                error = f"{hook_name}: {exc if isinstance(exc, PluginError) else f'{type(exc).__name__}: {exc}'}"
+                if self.settings.strict_plugins:
+                    raise PluginError(f"plugin '{plugin_name}' failed in {error}") from exc
+                self._failures.setdefault(plugin_name, error)
+                failed.append(plugin)
+                broken.append((plugin_name, error))
+                continue
+            entries.extend((plugin_name, cls) for cls in classes)
+        return entries, failed
+
+    def _defaults_only(self) -> bool:
+        """Whether no plugin but the default ones can take part: no
+        ``plugins`` setting, and no ``mem.plugins`` entry point installed
+        that the ``disable_plugins`` setting does not block."""
+        only = self._only_defaults
+        if only is None:
+            from mem_core.kernel.discovery import entry_points
+
+            settings = self.settings
+            disabled = settings.disable_plugins
+            only = not settings.plugins and all(ep.name in disabled for ep in entry_points())
+            self._only_defaults = only
+        return only
+
+    def _collect_defaults(self, hook_name: str, kind: str) -> Registry[Any]:
+        """:meth:`_collect` when only the default plugins take part
+        (:meth:`_defaults_only`): the same registry, built by calling their
+        implementations of ``hook_name`` directly, in
+        :data:`~mem_core.kernel.discovery.DEFAULT_PLUGINS` order, with the
+        arguments each names — as pluggy's relay would call them — without
+        importing pluggy or building a plugin manager (which a later need,
+        ``mem plugins`` say, still builds as before)."""
+        from mem_core.kernel.discovery import DEFAULT_PLUGINS, PluginInfo, default_hook
+
+        settings = self.settings
+        disabled = settings.disable_plugins
+        context = self.context()
+        broken = [(info.name, info.error) for info in self._default_infos if info.error]
+        calls: list[tuple[str, Any, Callable[[], list[Any]]]] = []
+        for short, module_name in DEFAULT_PLUGINS.items():
+            if short in disabled or default_hook(module_name) != hook_name:
+                continue
+            try:
+                module = importlib.import_module(module_name)
+            except Exception as exc:  # as make_plugin_manager records a plugin that fails to import
+                if settings.strict_plugins:
+                    raise PluginError(f"plugin '{short}' ({module_name}) failed to load: {exc}") from exc
+                from mem_core import __version__
+
+                error = f"{type(exc).__name__}: {exc}"
+                self._default_infos.append(PluginInfo(short, module_name, __version__, "default", error=error))
+                broken.append((short, error))
+                continue
+            implementation: Any = getattr(module, hook_name, None)
+            if getattr(implementation, "mem_impl", None) is None:
+                continue
+            code = implementation.__code__
+            wanted = {"context": context}
+            arguments = {name: wanted[name] for name in code.co_varnames[: code.co_argcount] if name in wanted}
+            calls.append((short, module, partial(_call_one, implementation, arguments)))
+        entries, _failed = self._call_each(hook_name, kind, calls, broken)
         return Registry(kind, entries, broken=broken)
 
     @property
@@ -300,6 +395,10 @@ class Kernel:
         with self._lock:
             load_defaults(self.pm)
         return self._infos()
+
+
+def _call_one(implementation: Callable[..., Any], arguments: dict[str, Any]) -> list[Any]:
+    return [implementation(**arguments)]
 
 
 def _as_list(result: Any) -> list[Any]:

@@ -17,53 +17,20 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from mem_core import hookspecs
-from mem_core.entry_points import ENTRY_POINT_GROUP
-from mem_core.entry_points import plugin_entry_points as _entry_points
 from mem_core.errors import PluginError
+from mem_core.kernel.discovery import (
+    DEFAULT_PLUGINS,
+    ENTRY_POINT_GROUP,
+    KIND_HOOKS,
+    PluginInfo,
+    default_hook,
+)
+from mem_core.kernel.discovery import entry_points as _entry_points
 
 if TYPE_CHECKING:
     from mem_core.settings import Settings
 
 __all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "KIND_HOOKS", "PluginInfo", "load_defaults", "make_plugin_manager"]
-
-
-#: Built-in behaviour, registered by the same path as third-party plugins.
-DEFAULT_PLUGINS: dict[str, str] = {
-    "journal": "mem_plugins.sources.journal",
-    "markdown_notes": "mem_plugins.sources.notes",
-    "portfolio": "mem_plugins.sources.portfolio",
-    "lexical": "mem_plugins.rankers.lexical",
-    "bm25": "mem_plugins.rankers.bm25",
-    "signal_eval": "mem_plugins.signals.eval",
-    "signal_accept": "mem_plugins.signals.accept",
-    "signal_ci": "mem_plugins.signals.ci",
-    "sqlite_store": "mem_plugins.stores.sqlite",
-    "postgres_store": "mem_plugins.stores.postgres",
-    "memories_source": "mem_plugins.sources.memories",
-    "evidence": "mem_plugins.rankers.evidence",
-    "nexus": "mem_plugins.verifiers.nexus",
-    "junit": "mem_plugins.verifiers.junit",
-    "adapter_claude_code": "mem_plugins.adapters.claude_code",
-    "adapter_codex_cli": "mem_plugins.adapters.codex_cli",
-    "adapter_gemini_cli": "mem_plugins.adapters.gemini_cli",
-    "adapter_cursor": "mem_plugins.adapters.cursor",
-    "adapter_opencode": "mem_plugins.adapters.opencode",
-    "adapter_aider": "mem_plugins.adapters.aider",
-    "adapter_antigravity": "mem_plugins.adapters.antigravity",
-}
-
-
-class PluginInfo:
-    """What ``mem plugins`` shows about one plugin."""
-
-    __slots__ = ("name", "provider", "version", "origin", "error")
-
-    def __init__(self, name: str, provider: str, version: str, origin: str, error: str | None = None) -> None:
-        self.name = name
-        self.provider = provider
-        self.version = version
-        self.origin = origin  # "default" | "env" (MEM_PLUGINS) | "config" (a config file) | "entry-point"
-        self.error = error
 
 
 def _mem_version() -> str:
@@ -114,23 +81,6 @@ def make_plugin_manager(
             _load(pm, ep.name, ep.load, ep.value, ep.version, "entry-point", infos, strict)
     _check_pending(pm, infos, strict)
     return pm
-
-
-#: the registration hook each kind of default plugin implements: a default
-#: plugin ``mem_plugins.<kind>.<name>`` implements that hook only
-KIND_HOOKS: dict[str, str] = {
-    "sources": "mem_register_note_sources",
-    "rankers": "mem_register_rankers",
-    "signals": "mem_register_reward_signals",
-    "verifiers": "mem_register_outcome_verifiers",
-    "stores": "mem_register_stores",
-    "adapters": "mem_register_adapters",
-}
-
-
-def default_hook(module_name: str) -> str:
-    """The registration hook of the default plugin module ``module_name``."""
-    return KIND_HOOKS[module_name.split(".")[1]]
 
 
 def load_defaults(pm: pluggy.PluginManager, hook: str | None = None) -> None:

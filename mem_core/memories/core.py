@@ -575,9 +575,9 @@ def _entry_point_names() -> list[str]:
             stamp.append((base, None))
     key = tuple(stamp)
     if _scanned is None or _scanned[0] != key:
-        from mem_core.entry_points import plugin_entry_points
+        from mem_core.kernel.discovery import entry_points
 
-        _scanned = (key, [ep.name for ep in plugin_entry_points()])
+        _scanned = (key, [ep.name for ep in entry_points()])
     return _scanned[1]
 
 

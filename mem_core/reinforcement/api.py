@@ -22,7 +22,7 @@ from mem_core.clock import now_iso
 from mem_core.errors import MemError
 from mem_core.files import PATTERN_SCORES as SCORES
 from mem_core.files import PROMOTIONS, append_record, read_text, write_json, writer_lock
-from mem_core.files.io import check_appendable
+from mem_core.files.io import check_appendable, decode_text, read_file_bytes, write_file
 from mem_core.journal.records import deterministic_id
 from mem_core.js.jsonfmt import JSONError, dumps, loads, parsed_order, to_fixed
 from mem_core.js.numbers import js_to_number
@@ -30,6 +30,7 @@ from mem_core.js.strings import js_trim
 from mem_core.js.values import UNDEFINED, js_string
 from mem_core.project import find_project
 from mem_core.reinforcement.reward import compute_reward, update_score
+from mem_core.reinforcement.scorefile import Certificate, find_entry
 from mem_core.reinforcement.signals import parse_signals
 
 if TYPE_CHECKING:
@@ -175,7 +176,10 @@ def read_scores(project: str) -> dict[str, Any]:
     # (improve, v0.2) read under §8's rules, without blocking: a FIFO, a
     # directory or an over-size file is refused, and so is malformed UTF-8
     # (Node would read it as U+FFFD and write the replacement back)
-    text = read_text(project, SCORES, missing=True)
+    return _parsed_scores(read_text(project, SCORES, missing=True))
+
+
+def _parsed_scores(text: str | None) -> dict[str, Any]:
     if text is None:
         return {}
     try:
@@ -257,7 +261,15 @@ def reinforce(
         if not isinstance(pattern, str) or not js_trim(pattern):
             raise MemError(PATTERN_REQUIRED)
         reward = compute_reward(kernel, recorded)
-        scores = read_scores(project)
+        # (issue 12) when the file holds bytes mem wrote itself, only this
+        # pattern's entry is decoded and written (mem_core.reinforcement.scorefile)
+        data = read_file_bytes(project, SCORES, missing=True)
+        certificate = Certificate.for_project(project, settings.cache_dir)
+        entry = find_entry(data, pattern, _OBJECT_PROTOTYPE) if data and certificate.holds(data) else None
+        if entry is None:
+            scores = _parsed_scores(None if data is None else decode_text(data))
+        else:
+            scores = entry.stored
         previous = _lookup(scores, pattern)
         next_score = update_score(previous, reward, now)
         if not (isinstance(previous, _Inherited) and not previous.is_function):
@@ -270,7 +282,13 @@ def reinforce(
             # (improve, v0.2) the promotion must be appendable before the
             # scores change: a refusal leaves both files as they were
             check_appendable(project, PROMOTIONS, len((dumps(promotion) + "\n").encode("utf-8", "surrogatepass")))
-        write_json(project, SCORES, scores)  # in JavaScript key order already (read_scores)
+        if entry is None:
+            data = write_json(project, SCORES, scores)  # in JavaScript key order already (read_scores)
+            certificate.record(data)
+        else:
+            pieces = entry.pieces(next_score)
+            write_file(project, SCORES, pieces)
+            certificate.record(pieces)
         if promotion is not None:
             append_record(project, PROMOTIONS, promotion)
     return ReinforceResult(pattern, reward, recorded, previous, next_score, promotion, evidence_ids)

@@ -17,6 +17,8 @@ __all__ = ["parse_signals"]
 def parse_signals(kernel: Kernel, given: dict[str, str]) -> dict[str, Any]:
     """Recorded signal values for the options given (name → raw text), in
     signal registration order; an unknown signal name is an error."""
+    if not given:  # no registry needed (nor the plugins behind it)
+        return {}
     registry = kernel.reward_signals
     for name in given:
         if name not in registry:

@@ -41,11 +41,9 @@ scores an in-memory :class:`~mem_core.retrieval.index.TermIndex`.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import stat
-import sys
 import time
 import zlib
 from array import array
@@ -56,6 +54,7 @@ from mem_core.errors import MemError
 from mem_core.files.cache import FINE_RACY_SECONDS, RACY_SECONDS, identity
 from mem_core.files.io import GREW, MAX_BYTES, NOT_REGULAR, NOT_UTF8, open_regular
 from mem_core.files.paths import os_error_message, safe_file
+from mem_core.files.usercache import APP_NAME, cache_base, name_key, root_key  # noqa: F401 - APP_NAME re-exported
 from mem_core.retrieval.index import TermIndex
 from mem_core.retrieval.interfaces import Candidate
 from mem_core.retrieval.text import Terms
@@ -78,7 +77,6 @@ VERSION = 3
 INDEX_DIR = "recall-index"
 _PREFIX = 16  # magic, header length, header CRC
 _HEADER_MAX = 1 << 20
-APP_NAME = "mem"
 
 
 class Doc:
@@ -126,25 +124,12 @@ class Indexer:
 
 def cache_root(cache_dir: str | None, environ: Any = None) -> str:
     """The directory the recall index lives in (see the module)."""
-    if cache_dir:
-        return os.path.join(cache_dir, INDEX_DIR)
-    env = os.environ if environ is None else environ
-    if sys.platform.startswith("linux") and not hasattr(sys, "getandroidapilevel"):
-        xdg = env.get("XDG_CACHE_HOME", "")
-        if os.path.isabs(xdg):
-            return os.path.join(xdg, APP_NAME, INDEX_DIR)
-        home = env.get("HOME")
-        if home is None or os.path.isabs(home):
-            return os.path.join(os.path.expanduser("~/.cache"), APP_NAME, INDEX_DIR)
-    from platformdirs import user_cache_dir
-
-    return os.path.join(user_cache_dir(APP_NAME, appauthor=False), INDEX_DIR)
+    return os.path.join(cache_base(cache_dir, environ), INDEX_DIR)
 
 
 def index_path(cache: str, root_real: str, relative: str, key: str) -> str:
-    project = hashlib.sha1(root_real.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    name = hashlib.sha1(f"{key}\0{relative}".encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return os.path.join(cache, project, name + ".idx")
+    name = name_key(f"{key}\0{relative}")
+    return os.path.join(cache, root_key(root_real), name + ".idx")
 
 
 # -- the on-disk format ------------------------------------------------------
@@ -766,6 +751,8 @@ def _open(cache: str, root: str, relative: str, indexer: Indexer, fd: int) -> In
     if index is not None and index.identity == ident and _settled(ident, index.built_ns):
         return _serve(index, fd, indexer)
     data = _read_all(fd)
+    import hashlib  # only when a file is read and hashed: a trusted index needs none
+
     digest = hashlib.sha1(data).digest()
     if index is not None and index.size == len(data) and index.digest == digest:
         if index.identity != ident or not _settled(index.identity, index.built_ns):

@@ -49,7 +49,9 @@ def test_h_works_on_every_command(mem, argv: list[str]) -> None:
 
 
 def test_shell_completion_is_typers(mem_process) -> None:
-    shown = mem_process("--show-completion", "bash")
+    # typer detects the shell from the process tree unless told not to (its own
+    # testing switch): then `--show-completion bash` takes the shell named
+    shown = mem_process("--show-completion", "bash", env={"_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"})
     assert shown.code == 0 and "_MEM_COMPLETE=complete_bash" in shown.out
     env = {"_MEM_COMPLETE": "complete_bash", "COMP_WORDS": "mem memo", "COMP_CWORD": "1"}
     assert mem_process(env=env).out.split() == ["memories"]
@@ -62,7 +64,7 @@ def test_shell_completion_is_typers(mem_process) -> None:
 def test_install_completion_writes_the_shells_file(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    env = {**os.environ, "HOME": str(home), "SHELL": "/bin/bash"}
+    env = {**os.environ, "HOME": str(home), "SHELL": "/bin/bash", "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
     proc = subprocess.run(
         [sys.executable, "-m", "mem_cli", "--install-completion", "bash"],
         env=env,

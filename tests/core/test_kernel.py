@@ -295,3 +295,123 @@ def test_a_write_imports_no_verifier_store_or_adapter(project: Path) -> None:
         out.stdout.splitlines()[-1]
         == "['mem_plugins.signals.accept', 'mem_plugins.signals.ci', 'mem_plugins.signals.eval']"
     )
+
+
+# -- only the default plugins: the registries without pluggy -----------------
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"tryfirst": True}, {"trylast": True, "specname": "mem_register_rankers"}, {"wrapper": True},
+     {"hookwrapper": True, "optionalhook": True}],
+)  # fmt: skip
+def test_mem_core_hookimpl_marks_as_pluggys_marker_does(options: dict[str, object]) -> None:
+    import pluggy
+
+    from mem_core.markers import ImplMarker
+
+    def ours() -> None: ...
+
+    def theirs() -> None: ...
+
+    ImplMarker("mem")(**options)(ours) if options else ImplMarker("mem")(ours)
+    pluggy.HookimplMarker("mem")(**options)(theirs) if options else pluggy.HookimplMarker("mem")(theirs)
+    assert ours.mem_impl == theirs.mem_impl  # type: ignore[attr-defined]
+
+
+def test_a_plugin_marked_by_mem_core_hookimpl_registers_with_pluggy() -> None:
+    class Marked:
+        @hookimpl(tryfirst=True)
+        def mem_register_rankers(self):
+            return [Newest]
+
+    kernel = _kernel(Marked())
+    assert "newest" in kernel.rankers
+    (impl,) = [i for i in kernel.pm.hook.mem_register_rankers.get_hookimpls() if i.plugin_name == "test-plugin-0"]
+    assert impl.tryfirst
+
+
+def _shape(registry) -> tuple:
+    return [(name, cls, registry.provider(name)) for name, cls in registry.items()], registry.broken
+
+
+HOOK_NAMES = [
+    "mem_register_note_sources",
+    "mem_register_rankers",
+    "mem_register_reward_signals",
+    "mem_register_outcome_verifiers",
+    "mem_register_stores",
+    "mem_register_adapters",
+]
+
+
+@pytest.mark.parametrize("disabled", ["testranker", "testranker,bm25,junit,adapter_aider"])
+def test_with_only_default_plugins_the_registries_are_the_plugin_managers(
+    disabled: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mem_core.settings import load_settings
+
+    monkeypatch.setenv("MEM_DISABLE_PLUGINS", disabled)
+    monkeypatch.delenv("MEM_PLUGINS", raising=False)
+    direct = Kernel(settings=load_settings())
+    managed = Kernel(make_plugin_manager(settings=load_settings()), settings=load_settings())
+    for hook in HOOK_NAMES:
+        assert _shape(direct.registry(hook)) == _shape(managed.registry(hook)), hook
+    assert direct._pm is None  # no plugin manager was built, pluggy not needed
+    for name in disabled.split(",")[1:]:
+        assert all(provider != name for _n, _c, provider in _shape(direct.registry(HOOK_NAMES[1]))[0])
+
+
+def test_a_default_plugin_that_fails_to_import_is_broken_on_both_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mem_core.kernel.discovery import DEFAULT_PLUGINS
+    from mem_core.settings import load_settings
+
+    monkeypatch.setitem(DEFAULT_PLUGINS, "ghost", "mem_plugins.rankers.no_such_ranker_module")
+    monkeypatch.setenv("MEM_DISABLE_PLUGINS", "testranker")
+    direct = Kernel(settings=load_settings())
+    managed = Kernel(make_plugin_manager(settings=load_settings()), settings=load_settings())
+    assert _shape(direct.rankers) == _shape(managed.rankers)
+    assert [name for name, _error in direct.rankers.broken] == ["ghost"]
+    monkeypatch.setenv("MEM_STRICT_PLUGINS", "1")
+    with pytest.raises(MemError, match="plugin 'ghost'"):
+        Kernel(settings=load_settings()).rankers  # noqa: B018
+
+
+def test_a_plugin_named_by_setting_or_an_enabled_entry_point_brings_the_plugin_manager(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mem_core.settings import load_settings
+
+    monkeypatch.setenv("MEM_DISABLE_PLUGINS", "testranker")
+    monkeypatch.setenv("MEM_PLUGINS", "tests.core.test_kernel")  # a module with no hook: still a plugin
+    kernel = Kernel(settings=load_settings())
+    assert "lexical" in kernel.rankers and kernel._pm is not None
+    monkeypatch.delenv("MEM_PLUGINS")
+    monkeypatch.setattr(
+        "mem_core.kernel.discovery.entry_points",
+        lambda: [__import__("mem_core.kernel.discovery").kernel.discovery._EntryPoint("other", "x:y", "1")],
+    )
+    kernel = Kernel(settings=load_settings())
+    assert kernel._defaults_only() is False
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["recall", "cache"],
+        ["reinforce", "--pattern", "Cache", "--eval", "0.9"],
+        ["write", "--agent", "a", "--task", "t", "--ci", "pass"],
+        ["outcomes"],
+    ],
+)
+def test_the_actions_import_no_pluggy_when_only_default_plugins_are_installed(project: Path, args: list[str]) -> None:
+    code = (
+        "import sys\n"
+        "from mem_cli.main import main\n"
+        f"code = main({[*args, '-d', str(project)]!r})\n"
+        "print(code, 'pluggy' in sys.modules, 'inspect' in sys.modules)\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "MEM_DISABLE_PLUGINS": "testranker", "MEM_NOW": "2026-11-30T12:00:00.000Z"}
+    env["XDG_CACHE_HOME"] = str(project / ".test-cache")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, check=True)
+    assert out.stdout.splitlines()[-1] == "0 False False"

@@ -215,3 +215,15 @@ def test_other_projects_are_not_blocked(tmp_path: Path) -> None:
         thread.start()
         assert done.wait(1)  # not after the first project's lock
         thread.join(5)
+
+
+def test_new_token_is_a_random_uuid4() -> None:
+    import uuid
+
+    from mem_core.files.lock import new_token
+
+    tokens = {new_token() for _ in range(2000)}
+    assert len(tokens) == 2000
+    for token in tokens:
+        parsed = uuid.UUID(token)
+        assert (parsed.version, parsed.variant, str(parsed)) == (4, uuid.RFC_4122, token)
