@@ -995,6 +995,22 @@ def context_plain(
             blocks.close()
 
 
+def _joined_tokens(head: int | None, items: list[int], tail: str) -> int:
+    """The estimate of ``"\\n".join([*head, *items, tail])`` from the estimates
+    of its parts — the head's (``None``: no head), each ``"\\n" + block``'s —
+    when the head, every block and the tail start and end with a visible
+    character: the estimate counts pieces (:mod:`mem_core.brief.tokens`), no
+    piece spans a line break between visible characters, and a run of line
+    breaks counts one, so ``"\\n\\n"`` before a block costs what its
+    ``"\\n"`` did and the line break before the tail one more."""
+    from mem_core.brief.tokens import estimate_tokens
+
+    total = (head or 0) + sum(items)
+    if tail:
+        total += estimate_tokens(tail) + (1 if head is not None or items else 0)
+    return total
+
+
 def _fitted(mind_id: str, total: int, verified: int, views: Iterator[MemoryView], shown: int, store: str,
             budget: int) -> Summary:  # fmt: skip
     """The summary of ``shown`` memories (``views``, in order) within
@@ -1013,20 +1029,28 @@ def _fitted(mind_id: str, total: int, verified: int, views: Iterator[MemoryView]
     head = summary_head(mind_id, total, verified, unverified)
     read: list[MemoryView] = []
     items: list[str] = []  # "\n" + block, as fit() sees them
+    costs: list[int] = []  # the estimate of each
+    # every block starts and ends with a visible character (then the estimate
+    # of the joined text is the sum of its parts', see _joined_tokens)
+    joinable = True
     # the greedy cut (fit()'s one section, no title)
     reserve = estimate_tokens(more_line(shown, ["mem memories"])) + 1 if shown else 0
+    head_cost = estimate_tokens("\n".join(head))
     kept_head = head
-    used = estimate_tokens("\n".join(head))
+    used = head_cost
     if used + reserve > budget:
         kept_head, used = [], 0
     kept = 0
     greedy_open = True
     lower = 0  # the blocks' estimates so far: a lower bound of the whole text's
     for number, view in enumerate(views, 1):
-        item = "\n" + summary_block(number, view)
+        block = summary_block(number, view)
+        joinable = joinable and not block[-1].isspace()
+        item = "\n" + block
         read.append(view)
         items.append(item)
         cost = estimate_tokens(item)
+        costs.append(cost)
         lower += cost - 1  # without the line break before the block
         if greedy_open:
             if used + cost + 1 + reserve <= budget:
@@ -1038,17 +1062,23 @@ def _fitted(mind_id: str, total: int, verified: int, views: Iterator[MemoryView]
             break
         if number >= shown:
             break
+
+    def tokens(with_head: bool, count: int, tail: str) -> int:
+        if joinable:
+            return _joined_tokens(head_cost if with_head else None, costs[:count], tail)
+        return estimate_tokens("\n".join([*(head if with_head else []), *items[:count], *([tail] if tail else [])]))
+
     complete = len(read) == shown and (lower <= budget)
-    if complete and estimate_tokens("\n".join(head + items)) <= budget:
+    if complete and tokens(True, shown, "") <= budget:
         return Summary(mind_id, total, verified, unverified, read, store, 0, budget, None)
     while True:
         cut = shown - kept
         tail = more_line(cut, ["mem memories"]) if cut else ""
-        lines = [*kept_head, *items[:kept]]
-        if tail:
-            lines.append(tail)
-        text = "\n".join(lines)
-        if estimate_tokens(text) <= budget:
+        if tokens(bool(kept_head), kept, tail) <= budget:
+            lines = [*kept_head, *items[:kept]]
+            if tail:
+                lines.append(tail)
+            text = "\n".join(lines)
             break
         if kept:
             kept -= 1

@@ -26,7 +26,7 @@ def _content(rng: random.Random) -> str:
         parts.insert(rng.randrange(len(parts)), " " * rng.randint(2, 300))  # long runs of white space
     if rng.random() < 0.2:
         parts.insert(rng.randrange(len(parts)), "\n" * rng.randint(1, 3))
-    return "z" + " ".join(parts) + "z"
+    return rng.choice(["z", "Z", "1", "\u00e9"]) + " ".join(parts) + rng.choice(["z", "9", ".", "  \u00e9"])
 
 
 def _store(directory: Path, count: int, rng: random.Random) -> None:
@@ -34,7 +34,7 @@ def _store(directory: Path, count: int, rng: random.Random) -> None:
         for n in range(count):
             record = {
                 "id": f"mem_{n:016x}", "category": rng.choice(CATEGORIES), "key": f"key_{n}",
-                "content": _content(rng), "tags": sorted({rng.choice(["ops", "db", "ux"]) for _ in range(rng.randint(0, 2))}),
+                "content": _content(rng), "tags": sorted({rng.choice(["ops", "db", "ux", "trailing "]) for _ in range(rng.randint(0, 2))}),
                 "priority": rng.choice(PRIORITIES), "source": "agent", "verified": False, "confidence": 0.7,
                 "expires_at": rng.choice([None, None, "2026-01-01T00:00:00.000Z", "2027-01-01T00:00:00.000Z"]),
                 "mind_id": "default", "created_at": NOW, "updated_at": f"2026-0{rng.randint(1, 9)}-01T00:00:00.000Z",
@@ -59,7 +59,7 @@ def _expected(directory: Path, budget: int, limit: int | None) -> tuple[str, int
     return fitted.text.lstrip("\n"), kept, len(blocks) - kept
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(10))
 def test_the_streamed_summary_is_the_fitted_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     rng = random.Random(seed)
     project = tmp_path / "project"
@@ -94,3 +94,33 @@ def test_context_stops_reading_within_its_budget(tmp_path: Path, monkeypatch: py
     summary = core.context_plain(directory=str(project), budget=1500, now=NOW)
     assert summary.total > 1000 and 0 < len(summary.memories) < read < 400
     assert summary.text.endswith(f"… {summary.omitted} more: mem memories")
+
+
+def test_the_joined_estimate_is_the_estimate_of_the_joined_text() -> None:
+    """``_joined_tokens`` adds up the parts' estimates exactly, for parts that
+    start and end with a visible character."""
+    rng = random.Random(11)
+    for _ in range(400):
+        head = [f"Mind: {rng.choice(WORDS)}x", f"Memories: {rng.randint(0, 99999)} total (1 verified, 2 unverified)"]
+        blocks = ["[" + _content(rng) + rng.choice(["-", "x", "9", "é"]) for _ in range(rng.randint(0, 6))]
+        items = ["\n" + block for block in blocks]
+        tail = rng.choice(["", f"… {rng.randint(1, 500)} more: mem memories"])
+        for with_head in (True, False):
+            text = "\n".join([*(head if with_head else []), *items, *([tail] if tail else [])])
+            parts = core._joined_tokens(
+                estimate_tokens("\n".join(head)) if with_head else None, [estimate_tokens(i) for i in items], tail
+            )
+            assert parts == estimate_tokens(text), text
+
+
+def test_every_budget_cuts_as_fit_cuts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Budget by budget, where a block more or less fits."""
+    project = tmp_path / "project"
+    (project / ".bmad").mkdir(parents=True)
+    _store(project / ".bmad" / "memory", 12, random.Random(4))
+    monkeypatch.setenv("MEM_USER_DIR", str(tmp_path / "user"))
+    for budget in range(0, 900, 3):
+        summary = core.context_plain(directory=str(project), budget=budget, now=NOW)
+        assert (summary.text, len(summary.memories), summary.omitted) == _expected(
+            project / ".bmad" / "memory", budget, None
+        ), budget
