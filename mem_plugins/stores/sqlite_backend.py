@@ -258,9 +258,11 @@ def _signatures_before_step_5(store: SqliteStore, memory_ids: list[str]) -> dict
 def _migrate_6(conn: sqlite3.Connection) -> None:
     """An index in the listing's order within a mind (:data:`_ORDER`), with
     ``expires_at``: ``mem context`` and ``mem memories --limit`` read their
-    first rows in order without sorting the store, and count within a mind
-    from the index alone."""
+    first rows in order without sorting the store; and one on (mind,
+    expiry) to count within a mind."""
     conn.execute(f"CREATE INDEX IF NOT EXISTS memories_order ON memories (mind_id, {_ORDER_KEY}, expires_at)")
+    # and a narrow one to count a mind's memories, and its expired ones, from the index alone
+    conn.execute("CREATE INDEX IF NOT EXISTS memories_mind_expiry ON memories (mind_id, expires_at)")
 
 
 #: ordered schema steps; ``PRAGMA user_version`` = how many are applied
@@ -610,6 +612,22 @@ class SqliteStore(MemoryStore):
         return [_record(row) for row in rows]
 
     def count(self, where: MemoryFilter) -> int:
+        if (
+            where.mind_id is not None
+            and not where.include_expired
+            and where.expires_before is None
+            and where.category is None
+            and where.tag is None
+            and where.source is None
+            and where.verified is None
+            and where.priority is None
+        ):  # a mind's unexpired memories (mem context): all of them less the expired, both counted in the index
+            sql = (
+                "SELECT (SELECT count(*) FROM memories WHERE mind_id = ?) - (SELECT count(*) FROM memories "
+                "WHERE mind_id = ? AND expires_at IS NOT NULL AND expires_at <= ?)"
+            )
+            with self._errors():
+                return int(self._connection().execute(sql, (where.mind_id, where.mind_id, where.now)).fetchone()[0])
         conditions, params = self._where(where)
         sql = "SELECT count(*) FROM memories m"
         if conditions:
