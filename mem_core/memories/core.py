@@ -591,7 +591,7 @@ def builtin_store(settings: Settings, directory: str, *, user: bool) -> type[Mem
         return None
     if os.path.isfile(os.path.join(directory, POSTGRES_MARKER)):
         return None
-    from mem_plugins.stores.sqlite_backend import SqliteStore
+    from mem_plugins.stores.sqlite import SqliteStore
 
     return SqliteStore.configure(settings)
 

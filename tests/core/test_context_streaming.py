@@ -14,7 +14,7 @@ from mem_core.brief.budget import Section, fit
 from mem_core.brief.tokens import estimate_tokens
 from mem_core.memories import core
 from mem_core.memories.records import CATEGORIES, FIELDS, PRIORITIES, MemoryFilter
-from mem_plugins.stores.sqlite_backend import SqliteStore
+from mem_plugins.stores.sqlite import SqliteStore
 
 NOW = "2026-11-05T12:00:00.000Z"
 WORDS = ["build", "test", "cache", "Schäfer", "日本", "v1.5.0", "x" * 40, "42", "1234567", "a  b", "→", "naïve"]
