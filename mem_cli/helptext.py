@@ -153,6 +153,10 @@ def can_render(args: list[str]) -> bool:
 
     if args not in (["--help"], ["-h"]) or "_MEM_COMPLETE" in os.environ:
         return False
+    from mem_cli.table import COMMANDS
+
+    if tuple(SUMMARIES) != COMMANDS:  # a command this table does not know yet: typer's help is the truth
+        return False
     try:
         if sys.stdout.isatty():
             return False
