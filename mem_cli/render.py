@@ -93,6 +93,9 @@ def recall(result: RecallResult) -> str:
         fields = hit.fields
         source, ref = js_string(fields["source"]), js_string(fields["ref"])
         origin = f"event {source}#{ref}" if fields["kind"] == "event" else f"{fields['kind']} {source} § {ref}"
+        project = fields.get("project")
+        if project is not None:  # --scope all: each result names its project
+            origin += f" (project: {one_line(js_string(result.labels.get(project, project)))})"
         lines.append(f"  {i}. [{to_fixed(hit.score, 3)}] {origin}")
         text = one_line(js_string(fields["text"]))
         if fields["kind"] == "memory":  # stored content never forges a mark (notes print as the reference does)

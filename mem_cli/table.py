@@ -94,10 +94,15 @@ TABLE: tuple[Option, ...] = (
     Option(
         "directory", "--directory", "Project directory (default: current directory).", _ALL, metavar="path", short="-d"
     ),
-    Option("scope", "--scope", "project | portfolio (portfolio adds <portfolio>/memory/).", ("recall",), metavar="scope"),
     Option(
-        "portfolio", "--portfolio", "Portfolio brain directory, searched with --scope portfolio.", ("recall",),
-        metavar="path",
+        "scope", "--scope",
+        "project | portfolio (adds <portfolio>/memory/) | all (every project of mem portfolio list, and the brain).",
+        ("recall",), metavar="scope",
+    ),
+    Option(
+        "portfolio", "--portfolio",
+        "Portfolio brain directory, searched with --scope portfolio or all (default: mem portfolio brain).",
+        ("recall",), metavar="path",
     ),
     Option("limit", "--limit", "How many results to keep.  [default: 8]", ("recall",), metavar="n"),
     Option(
@@ -176,6 +181,7 @@ OTHER_COMMANDS: tuple[str, ...] = (
     "doctor",
     "archive",
     "human",
+    "portfolio",
 )
 
 #: every built-in command, in the order the unknown-action message lists them

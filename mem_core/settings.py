@@ -527,6 +527,12 @@ class Settings:
             return self
         return Settings(project, self.user_config, _project_layer(project), self._user, self._env, self._environ)
 
+    def for_unconfigured_project(self, project: str) -> Settings:
+        """These settings for another project known to have no config file
+        (nothing is checked: ``mem recall --scope all`` knows it from the
+        portfolio index)."""
+        return Settings(project, self.user_config, {}, self._user, self._env, self._environ)
+
 
 def _project_layer(project: str) -> dict[str, Any]:
     path = os.path.join(project, PROJECT_CONFIG)

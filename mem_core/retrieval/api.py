@@ -44,6 +44,8 @@ class RecallResult:
         self.skipped = skipped
         #: why nothing was found, when something can be said (see :mod:`mem_core.retrieval.hints`)
         self.hints = hints or []
+        #: ``--scope all``: how the text output names each result's project (its ``project`` field)
+        self.labels: dict[str, str] = {}
 
     @property
     def count(self) -> int:
@@ -116,7 +118,10 @@ def recall(
 ) -> RecallResult:
     """Ranked retrieval over every active note source (mem-cli.md §2) of the
     project of ``directory`` (see :func:`mem_core.project.find_project`);
-    ``portfolio`` defaults to the ``portfolio`` setting, ``ranking`` to the
+    ``portfolio`` defaults to the ``portfolio`` setting, then (for
+    ``scope`` ``portfolio`` or ``all``) to the portfolio's brain
+    (:mod:`mem_core.portfolio.registry`); ``scope`` ``all`` recalls every
+    registered project too (:mod:`mem_core.portfolio.recall`); ``ranking`` to the
     ``recall_ranking`` setting (``lexical`` unless a config file says
     otherwise).
 
@@ -146,12 +151,20 @@ def recall(
     if isinstance(context_scope, str):  # commander: an empty value is no value; trim as JS trims
         context_scope = [js_trim(part) for part in context_scope.split(",")] if context_scope else None
     tokens = query_tokens(query)
+    if portfolio:
+        portfolio = os.path.abspath(portfolio)
+    elif settings.portfolio:
+        portfolio = settings.portfolio
+    elif scope in ("portfolio", "all"):  # the portfolio's brain, when one is set (mem portfolio brain)
+        from mem_core.portfolio.registry import brain_path
+
+        portfolio = brain_path()
     request = Query(
         settings.project,
         query,
         tokens,
         scope=scope,
-        portfolio=os.path.abspath(portfolio) if portfolio else settings.portfolio,
+        portfolio=portfolio,
         limit=count,
         ranking=ranking,
         context_scope=context_scope,
@@ -167,6 +180,10 @@ def recall(
         from mem_core.retrieval.diskindex import cache_root
 
         index_dir = cache_root(settings.cache_dir)
+    if scope == "all":  # every registered project and the brain (mem_core.portfolio.recall)
+        from mem_core.portfolio.recall import recall_all
+
+        return recall_all(kernel, settings, request, ranker, count, index_dir)
     if index_dir is None:
         return _recall(kernel, settings, request, ranker, count)
     from mem_core.retrieval.diskindex import IndexCorrupt

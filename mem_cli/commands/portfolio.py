@@ -1,0 +1,216 @@
+"""``mem portfolio add|remove|list|scan|brain|proposals``: the projects one
+person works on, recalled together by ``mem recall --scope all``
+(docs/portfolio.md)."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated, Any, Optional
+
+import typer
+
+from mem_cli import output
+from mem_cli.options import Directory, Json
+
+portfolio_app = typer.Typer(
+    name="portfolio",
+    help="The portfolio: the projects `mem recall --scope all` recalls together, and their brain.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+Dirs = Annotated[
+    Optional[list[str]],
+    typer.Argument(help="Project directories (default: the project of -d).", metavar="[DIR]...", show_default=False),
+]
+
+
+def _dirs(directories: list[str] | None, directory: str | None) -> list[str]:
+    if directories:
+        return directories
+    from mem_core.project import find_project
+
+    return [find_project(directory)]
+
+
+def _status(path: str) -> str:
+    return "ok" if os.path.isdir(path) else "missing"
+
+
+def _listing(portfolio: Any) -> dict[str, Any]:
+    return {
+        "file": portfolio.path,
+        "brain": portfolio.brain,
+        "projects": [{"path": p, "status": _status(p)} for p in portfolio.projects],
+    }
+
+
+@portfolio_app.command("add")
+def add(directories: Dirs = None, directory: Directory = None, json: Json = False) -> None:
+    """Register projects: each DIR's project root (the nearest folder up holding .bmad/ or .agents/, as
+    -d finds it; else DIR), as a real path. Registering a project twice changes nothing."""
+    from mem_core.portfolio.registry import add_projects
+
+    portfolio, added = add_projects(_dirs(directories, directory))
+    result = {**_listing(portfolio), "added": added}
+
+    def text(value: dict[str, Any]) -> str:
+        lines = [f"mem portfolio: added {p}" for p in added] or ["mem portfolio: nothing to add (already registered)"]
+        lines.append(f"  {len(portfolio.projects)} project(s) registered in {portfolio.path}")
+        return "\n".join(map(output.one_line, lines))
+
+    output.show(result, json, text)
+
+
+@portfolio_app.command("remove")
+def remove(directories: Dirs = None, directory: Directory = None, json: Json = False) -> None:
+    """Unregister projects (their files are not touched). A DIR that is not registered is an error
+    and nothing is removed."""
+    from mem_core.portfolio.registry import remove_projects
+
+    portfolio, removed = remove_projects(_dirs(directories, directory))
+    result = {**_listing(portfolio), "removed": removed}
+
+    def text(value: dict[str, Any]) -> str:
+        lines = [f"mem portfolio: removed {p}" for p in removed]
+        lines.append(f"  {len(portfolio.projects)} project(s) registered in {portfolio.path}")
+        return "\n".join(map(output.one_line, lines))
+
+    output.show(result, json, text)
+
+
+@portfolio_app.command("list")
+def list_(directory: Directory = None, json: Json = False) -> None:
+    """The registered projects (a project whose folder is gone shows as missing; the project of -d
+    is marked current) and the brain."""
+    from mem_core.portfolio.registry import load_portfolio
+    from mem_core.project import find_project
+
+    result = _listing(load_portfolio())
+    current = find_project(directory)
+    real = os.path.realpath(current)
+    result["current"] = next((p["path"] for p in result["projects"] if p["path"] in (current, real)), None)
+
+    def text(value: dict[str, Any]) -> str:
+        lines = [f"mem portfolio: {len(value['projects'])} project(s) ({value['file']})"]
+        lines += [
+            f"  {p['path']}"
+            + ("" if p["status"] == "ok" else " (missing)")
+            + (" (current)" if p["path"] == value["current"] else "")
+            for p in value["projects"]
+        ]
+        lines.append(f"  brain: {value['brain'] or 'none (mem portfolio brain DIR)'}")
+        return "\n".join(map(output.one_line, lines))
+
+    output.show(result, json, text)
+
+
+@portfolio_app.command("scan")
+def scan(
+    folder: Annotated[
+        Optional[str],
+        typer.Argument(help="The folder to search (default: the -d directory).", metavar="[DIR]", show_default=False),
+    ] = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Register the projects found (without it: only list them).")
+    ] = False,
+    depth: Annotated[int, typer.Option(help="How many folder levels below DIR to search.", metavar="N")] = 4,
+    directory: Directory = None,
+    json: Json = False,
+) -> None:
+    """Find the projects under DIR (a folder holding .bmad/memory/, .agents/memory/ or a mem.toml;
+    node_modules, .git, virtual environments, hidden folders and the inside of a project are not
+    searched). Lists them; registers them only with --yes (never asks)."""
+    from mem_core.portfolio.registry import add_projects, load_portfolio, scan_projects
+
+    if folder is None:
+        folder = os.path.abspath(directory if directory is not None else ".")
+    found = scan_projects(folder, depth)
+    registered = set(load_portfolio().projects)
+    new = [p for p in found if p not in registered]
+    added: list[str] = []
+    if yes and new:
+        _portfolio, added = add_projects(new)
+    result = {"directory": os.path.abspath(folder), "found": found, "new": new, "added": added, "registered": yes}
+
+    def text(value: dict[str, Any]) -> str:
+        lines = [f"mem portfolio scan: {len(found)} project(s) under {value['directory']}, {len(new)} not registered"]
+        if yes:
+            lines += [f"  added {p}" for p in added]
+        else:
+            lines += [f"  {p}" for p in new]
+            if new:
+                lines.append("re-run with --yes to register them")
+        return "\n".join(map(output.one_line, lines))
+
+    output.show(result, json, text)
+
+
+@portfolio_app.command("brain")
+def brain(
+    folder: Annotated[
+        Optional[str],
+        typer.Argument(
+            help="The brain folder (its memory/ holds the shared notes).", metavar="[DIR]", show_default=False
+        ),
+    ] = None,
+    unset: Annotated[bool, typer.Option("--unset", help="Forget the brain (its files are not touched).")] = False,
+    directory: Directory = None,
+    json: Json = False,
+) -> None:
+    """Show the portfolio brain, or set it to DIR: recall --scope portfolio and --scope all read
+    DIR/memory/ when neither --portfolio nor the portfolio setting names another (the setting of
+    the project of -d is shown when it does)."""
+    from mem_core.errors import MemError
+    from mem_core.portfolio.registry import load_portfolio, set_brain
+    from mem_core.settings import load_settings
+
+    if unset and folder is not None:
+        raise MemError("give DIR or --unset, not both")
+    portfolio = set_brain(folder) if folder is not None or unset else load_portfolio()
+    settings = load_settings(directory)
+    setting = settings.portfolio
+    result = {
+        "file": portfolio.path,
+        "brain": portfolio.brain,
+        "used": setting or portfolio.brain,
+        "usedFrom": settings.source("portfolio") if setting else ("portfolio" if portfolio.brain else None),
+    }
+
+    def text(value: dict[str, Any]) -> str:
+        line = f"mem portfolio: brain {value['brain'] or 'none'}"
+        if setting:
+            line += f" (recall here uses {setting}, from {value['usedFrom']})"
+        return output.one_line(line)
+
+    output.show(result, json, text)
+
+
+@portfolio_app.command("proposals")
+def proposals(directory: Directory = None, json: Json = False) -> None:
+    """Lessons to move to the brain (read-only; mem moves nothing): a lessons.md section backed by
+    current receipts (as mem outcomes reports them) in two or more registered projects. Receipts
+    are checked by the verifiers of the project of -d."""
+    from mem_core.portfolio.proposals import brain_proposals
+
+    result = brain_proposals(directory)
+    for item in result["skipped"]:
+        output.err(output.one_line(f"mem portfolio proposals: skipped {item['project']}: {item['reason']}"))
+    output.show(result, json, _proposals_text)
+
+
+def _proposals_text(value: dict[str, Any]) -> str:
+    found = value["proposals"]
+    if not found:
+        return "mem portfolio proposals: none (no lesson has current receipts in two or more projects)"
+    lines = [f"mem portfolio proposals: {len(found)} lesson(s) for the brain (nothing is moved)"]
+    for number, item in enumerate(found, 1):
+        lines.append(output.one_line(f"  {number}. lessons.md § {item['heading']}"))
+        for backing in item["projects"]:
+            lines.append(output.one_line(f"     {backing['project']}: receipts {', '.join(backing['receiptIds'])}"))
+    return "\n".join(lines)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(portfolio_app)
