@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from mem_cli import output
+from mem_cli.helptext import HELP
 from mem_cli.options import annotation
 from mem_cli.run import run_action
 from mem_cli.table import (
@@ -42,10 +43,6 @@ except ImportError:  # pragma: no cover - older typer with click as a dependency
 
 __all__ = ["CommandLine", "make_app", "run_typer", "run_command"]
 
-HELP = (
-    "Memory with evidence for coding agents: recall notes and events, journal work, "
-    "reinforce patterns, bind lessons to verified outcomes, keep structured memories."
-)
 COMMANDS_HOOK = "mem_register_commands"
 #: every command and subcommand (click contexts inherit them): -h is --help
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}

@@ -2,9 +2,10 @@
 
 The five agent-facing actions are parsed by :mod:`mem_cli.compat` and run
 directly (no typer import, no plugin manager on that path unless an option
-is not in the command table and may be a plugin's reward signal); ``--help``,
-every other command and the commands plugins add go to the typer application
-in :mod:`mem_cli.app`.
+is not in the command table and may be a plugin's reward signal); so are
+``remember``, ``memories`` and ``context`` when :mod:`mem_cli.fast` owns the
+line; ``--help``, every other command and the commands plugins add go to
+the typer application in :mod:`mem_cli.app`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ __all__ = ["main", "COMMANDS"]
 _COMPLETION = "--install-completion"
 #: the variable a shell's completion script sets when it asks ``mem`` for completions
 _COMPLETE_VAR = "_MEM_COMPLETE"
+#: the commands beyond the five actions with a fast path (mem_cli.fast.FAST_COMMANDS; a test holds them alike)
+_FAST = ("remember", "memories", "context")
 
 
 def _node_text(arg: str) -> str:
@@ -69,6 +72,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     action = parsed.action
     if action is None:
         if parsed.help or "--version" in args:
+            from mem_cli import helptext
+
+            if helptext.can_render(args):  # `mem --help` into a pipe or a file: no typer
+                output.out(helptext.top_help())
+                return 0
             from mem_cli.app import run_typer
 
             return run_typer(args, "mem", parsed.json, kernel)
@@ -77,6 +85,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # beyond the five actions, `--json` anywhere asks for JSON, even where
         # a parse error comes before typer sees it (`--priority -- --json`)
         json_mode = parsed.json or "--json" in args
+        if action in _FAST:  # remember, memories, context: no typer when the line is plain
+            from mem_cli import fast
+
+            code = fast.run_fast(action, parsed.rest, json_mode)
+            if code is not None:
+                return code
         if action not in COMMANDS:
             from mem_cli.app import run_command
 

@@ -8,6 +8,7 @@ from mem_core.errors import MemError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from contextlib import AbstractContextManager
     from typing import Any, ClassVar
 
@@ -211,6 +212,43 @@ class MemoryStore(ABC):
         unlimited = copy.copy(where)
         unlimited.limit = None
         return len(self.query(unlimited))
+
+    def iter_query(self, where: MemoryFilter) -> Iterator[dict[str, Any]]:
+        """:meth:`query`'s answer, one record at a time: a backend that can
+        stream its rows (a database cursor) overrides it, so that a reader
+        that stops early (``mem context`` within its budget) never builds
+        the others. By default, :meth:`query`'s list."""
+        return iter(self.query(where))
+
+    def signed(self, where: MemoryFilter) -> list[dict[str, Any]]:
+        """The memories ``where`` keeps (its ``limit`` aside) that have at
+        least one signature row, in :meth:`query` order: the only ones that
+        can read as verified (``mem context`` counts them). The default reads
+        every such memory and its rows; a database backend joins in SQL."""
+        import copy
+
+        unlimited = copy.copy(where)
+        unlimited.limit = None
+        records = self.query(unlimited)
+        signatures = self.signatures_of([r["id"] for r in records]) if records else {}
+        return [r for r in records if signatures.get(r["id"])]
+
+    def search_count(self, words: list[str], where: MemoryFilter) -> int:
+        """How many memories :meth:`search` finds, ``where.limit`` aside. The
+        default counts its answer; a database backend counts in SQL."""
+        import copy
+
+        unlimited = copy.copy(where)
+        unlimited.limit = None
+        return len(self.search(words, unlimited))
+
+    def reading(self) -> AbstractContextManager[None]:
+        """A consistent view for several reads (a count, then the rows): a
+        read transaction where the backend has one. By default nothing (each
+        read sees the latest commit)."""
+        from contextlib import nullcontext
+
+        return nullcontext()
 
     @abstractmethod
     def search(self, words: list[str], where: MemoryFilter) -> list[dict[str, Any]]:

@@ -28,13 +28,23 @@ from mem_core.memories.api import (
     parse_ref,
     stated_by_human,
 )
+from mem_core.memories.core import content_of, read_content, require_mind
 from mem_core.textsafe import escape as _visible
 
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
     from mem_core.memories.interfaces import MemoryStore
 
-__all__ = ["RestoreResult", "MindsResult", "restore", "list_minds", "require_mind", "parse_version"]
+__all__ = [
+    "RestoreResult",
+    "MindsResult",
+    "restore",
+    "list_minds",
+    "require_mind",
+    "parse_version",
+    "content_of",
+    "read_content",
+]
 
 #: the fields a restore brings back from a version
 RESTORED = ("content", "tags", "priority", "confidence", "expires_at")
@@ -72,18 +82,6 @@ def parse_version(value: object, count: int) -> int:
         shown = _visible(str(value))[:40]
         raise MemError(f"version must be a number from 1 to {count} (see `mem memories history`; got '{shown}')")
     return number
-
-
-def require_mind(store: MemoryStore | None, mind_id: str, default_mind: str, user: bool) -> None:
-    """Refuse a mind that holds no memory (a mistyped ``--mind`` is an error,
-    not an empty answer); the default mind always exists."""
-    if mind_id == default_mind:
-        return
-    minds = store.minds() if store is not None else []
-    if any(name == mind_id for name, _ in minds):
-        return
-    known = ", ".join(_visible(name) for name, _ in minds) if minds else "none yet"
-    raise MemError(f"no mind '{_visible(mind_id)}' in the {_store_name(user)} store (minds: {known})")
 
 
 def check_mind(
@@ -172,55 +170,3 @@ def restore(
 
         refresh_brief(_project_of(directory, kernel), kernel)
     return RestoreResult(memory=memory, version=number, changed=changed, store=_store_name(user))
-
-
-#: what ``--content-file`` and stdin may hold beyond the content's own bound
-#: (surrounding white space, trimmed before the bound is checked)
-_CONTENT_SLACK = 4096
-
-
-def read_content(path: str | None) -> str:
-    """The content of a memory from a file (``path``) or from stdin (``None``):
-    UTF-8, at most the content's bound (``CONTENT_MAX_BYTES``, surrounding
-    white space aside); anything else is a one-line error."""
-    import sys
-
-    from mem_core.memories.api import CONTENT_MAX_BYTES
-
-    name = "stdin" if path is None else path
-    limit = CONTENT_MAX_BYTES + _CONTENT_SLACK
-    try:
-        if path is None:
-            data = sys.stdin.buffer.read(limit + 1)
-        else:
-            with open(path, "rb") as fh:
-                data = fh.read(limit + 1)
-    except OSError as exc:
-        raise MemError(f"Cannot read {name}: {exc.strerror or exc}.") from None
-    if len(data) > limit:
-        raise MemError(f"{name} holds more than {CONTENT_MAX_BYTES} bytes; a memory's content is at most that")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise MemError(f"{name} is not UTF-8 text (byte {exc.start + 1})") from None
-
-
-def content_of(words: list[str] | None, text: str | None, file: str | None) -> str:
-    """The content ``mem remember`` was given: its words, ``--content``,
-    ``--content-file``, or ``-`` (one word) for stdin — exactly one of them."""
-    given = [kind for kind, value in (("words", words), ("text", text), ("file", file)) if value]
-    if not given:
-        raise MemError(
-            "content is missing: give it after the key (after -- when it starts with -), "
-            "with --content TEXT or --content-file FILE, or - to read it from stdin"
-        )
-    if len(given) > 1:
-        raise MemError("give the content once: as words, with --content, with --content-file, or - for stdin")
-    if file is not None:
-        return read_content(file)
-    if text is not None:
-        return text
-    assert words is not None
-    if words == ["-"]:
-        return read_content(None)
-    return " ".join(words)

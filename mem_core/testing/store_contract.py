@@ -486,6 +486,24 @@ class MemoryStoreContract:
             expected = expected[: where.limit]
         assert [r["id"] for r in mem_store.query(where)] == [r["id"] for r in expected]
         assert mem_store.query(where) == expected
+        with mem_store.reading():  # streamed, in one view of the store: the same
+            assert list(mem_store.iter_query(where)) == expected
+
+    def test_signed_are_the_kept_memories_with_signature_rows(self, mem_store: MemoryStore) -> None:
+        records = _sample()
+        insert(mem_store, *records)
+        where = MemoryFilter(now=NOW, mind_id="default", limit=1)
+        assert mem_store.signed(where) == []
+        if type(mem_store).add_signature is MemoryStore.add_signature:
+            return  # a backend that keeps no signatures: none is signed
+        chosen = records[::4]
+        with mem_store.transaction():
+            for n, r in enumerate(chosen):
+                mem_store.add_signature(self._signature(r["id"], n))
+                mem_store.add_signature(self._signature(r["id"], n + 100))  # two rows: still once
+        kept = MemoryFilter(now=NOW, mind_id="default")
+        expected = [r for r in sort_records(chosen) if kept.keeps(r)]
+        assert expected and mem_store.signed(where) == expected  # the limit aside
 
     def test_expired_means_at_or_after_expires_at(self, mem_store: MemoryStore) -> None:
         at_now = record(expires_at=NOW)
@@ -510,6 +528,12 @@ class MemoryStoreContract:
         assert mem_store.search(["absent", "missing"], MemoryFilter(now=NOW)) == []
         assert mem_store.search([], MemoryFilter(now=NOW)) == []
         assert len(mem_store.search(["docker"], MemoryFilter(now=NOW, limit=2))) == 2
+        # counted as found, the limit aside
+        assert mem_store.search_count(
+            ["kubernetes", "swarm"], MemoryFilter(now=NOW, mind_id="default", tag="docker", limit=1)
+        ) == len(expected)
+        assert mem_store.search_count(["absent"], MemoryFilter(now=NOW)) == 0
+        assert mem_store.search_count([], MemoryFilter(now=NOW)) == 0
 
     def test_search_ranks_memories_matching_more_words_first(self, mem_store: MemoryStore) -> None:
         one = record(content="the cache is warmed at start")

@@ -685,6 +685,28 @@ class PostgresStore(MemoryStore):
         )
         return [_record(row) for row in self._rows(sql, [query, *params, RANK_WEIGHTS, where.limit])]
 
+    def search_count(self, words: list[str], where: MemoryFilter) -> int:
+        query = _tsquery(words)
+        if query is None:
+            return 0
+        conditions, params = self._where(where)
+        sql = (
+            "SELECT count(*) FROM mem_memories m, CAST(%s AS tsquery) q "
+            f"WHERE m.search @@ q AND {' AND '.join(conditions)}"
+        )
+        return int(self._rows(sql, [query, *params])[0][0])
+
+    def signed(self, where: MemoryFilter) -> list[dict[str, Any]]:
+        if self._version < 4:  # read-only, not yet migrated: the signatures are computed
+            return super().signed(where)
+        conditions, params = self._where(where)
+        sql = (
+            f"SELECT {_M_FIELDS} FROM mem_memories m WHERE {' AND '.join(conditions)} AND EXISTS "
+            "(SELECT 1 FROM mem_signatures s WHERE s.store = m.store AND s.memory_id = m.id) "
+            f"ORDER BY {_ORDER}"
+        )
+        return [_record(row) for row in self._rows(sql, params)]
+
     def recall_candidates(self, tokens: list[str] | None, *, now: str) -> list[dict[str, Any]]:
         if tokens is None:
             from mem_core.memories.records import MemoryFilter

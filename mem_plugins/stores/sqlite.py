@@ -21,7 +21,9 @@
   order, in one transaction. A store from a newer ``mem`` is refused.
 
 This module is imported when the plugins load, on every command: ``sqlite3``
-is imported only when a store is opened.
+is imported only when a store is opened. The structured-memory commands'
+fast path uses the class without a plugin manager where no plugin can change
+the store chosen (:func:`mem_core.memories.core.builtin_store`).
 """
 
 from __future__ import annotations
@@ -57,6 +59,11 @@ _M_COLUMNS = ", ".join("m." + c.strip() for c in _COLUMNS.split(","))
 _ORDER = (
     "CASE m.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END, "
     "m.updated_at DESC, m.category, m.key, m.mind_id"
+)
+#: the same order as index columns (:func:`_migrate_6`; SQLite matches the expressions)
+_ORDER_KEY = (
+    "(CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END), "
+    "updated_at DESC, category, key"
 )
 
 _V1 = (
@@ -249,6 +256,16 @@ def _signatures_before_step_5(store: SqliteStore, memory_ids: list[str]) -> dict
     return found
 
 
+def _migrate_6(conn: sqlite3.Connection) -> None:
+    """An index in the listing's order within a mind (:data:`_ORDER`), with
+    ``expires_at``: ``mem context`` and ``mem memories --limit`` read their
+    first rows in order without sorting the store; and one on (mind,
+    expiry) to count within a mind."""
+    conn.execute(f"CREATE INDEX IF NOT EXISTS memories_order ON memories (mind_id, {_ORDER_KEY}, expires_at)")
+    # and a narrow one to count a mind's memories, and its expired ones, from the index alone
+    conn.execute("CREATE INDEX IF NOT EXISTS memories_mind_expiry ON memories (mind_id, expires_at)")
+
+
 #: ordered schema steps; ``PRAGMA user_version`` = how many are applied
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _migrate_1,
@@ -256,6 +273,7 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _migrate_3,
     _migrate_4,
     _migrate_5,
+    _migrate_6,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -578,7 +596,7 @@ class SqliteStore(MemoryStore):
             verified_value=int,
         )
 
-    def query(self, where: MemoryFilter) -> list[dict[str, Any]]:
+    def _query_sql(self, where: MemoryFilter) -> tuple[str, list[Any]]:
         conditions, params = self._where(where)
         sql = f"SELECT {_M_COLUMNS} FROM memories m"
         if conditions:
@@ -586,11 +604,31 @@ class SqliteStore(MemoryStore):
         order = ("m.expires_at, " if where.expires_before is not None else "") + _ORDER
         sql += f" ORDER BY {order} LIMIT ?"
         params.append(-1 if where.limit is None else where.limit)
+        return sql, params
+
+    def query(self, where: MemoryFilter) -> list[dict[str, Any]]:
+        sql, params = self._query_sql(where)
         with self._errors():
             rows = self._connection().execute(sql, params).fetchall()
         return [_record(row) for row in rows]
 
     def count(self, where: MemoryFilter) -> int:
+        if (
+            where.mind_id is not None
+            and not where.include_expired
+            and where.expires_before is None
+            and where.category is None
+            and where.tag is None
+            and where.source is None
+            and where.verified is None
+            and where.priority is None
+        ):  # a mind's unexpired memories (mem context): all of them less the expired, both counted in the index
+            sql = (
+                "SELECT (SELECT count(*) FROM memories WHERE mind_id = ?) - (SELECT count(*) FROM memories "
+                "WHERE mind_id = ? AND expires_at IS NOT NULL AND expires_at <= ?)"
+            )
+            with self._errors():
+                return int(self._connection().execute(sql, (where.mind_id, where.mind_id, where.now)).fetchone()[0])
         conditions, params = self._where(where)
         sql = "SELECT count(*) FROM memories m"
         if conditions:
@@ -598,24 +636,87 @@ class SqliteStore(MemoryStore):
         with self._errors():
             return int(self._connection().execute(sql, params).fetchone()[0])
 
-    def search(self, words: list[str], where: MemoryFilter) -> list[dict[str, Any]]:
+    def iter_query(self, where: MemoryFilter) -> Iterator[dict[str, Any]]:
+        sql, params = self._query_sql(where)
+        with self._errors():
+            cursor = self._connection().execute(sql, params)
+        try:
+            while True:
+                with self._errors():
+                    rows = cursor.fetchmany(64)
+                if not rows:
+                    return
+                for row in rows:
+                    yield _record(row)
+        finally:
+            cursor.close()
+
+    def signed(self, where: MemoryFilter) -> list[dict[str, Any]]:
+        if self._version < 5:  # read-only, not yet migrated: the signatures are elsewhere
+            return super().signed(where)
+        conditions, params = self._where(where)
+        # driven by the signatures (usually few), not by the memories
+        sql = (
+            f"SELECT {_M_COLUMNS} FROM (SELECT DISTINCT memory_id FROM signatures) s "
+            "CROSS JOIN memories m ON m.id = s.memory_id"
+        )
+        if conditions:
+            sql += " WHERE " + " AND ".join(conditions)
+        sql += f" ORDER BY {_ORDER}"
+        with self._errors():
+            rows = self._connection().execute(sql, params).fetchall()
+        return [_record(row) for row in rows]
+
+    def search_count(self, words: list[str], where: MemoryFilter) -> int:
+        sql, params = self._search_sql(words, where, "count(*)")
+        if not sql:
+            return 0
+        with self._errors():
+            return int(self._connection().execute(sql, params).fetchone()[0])
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """A read transaction: in WAL mode, one snapshot for every read in it."""
+        conn = self._connection()
+        if self._in_transaction or conn.in_transaction:
+            yield
+            return
+        with self._errors():
+            conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
+    def _search_sql(self, words: list[str], where: MemoryFilter, columns: str) -> tuple[str, list[Any]]:
+        """The full-text query of ``words`` selecting ``columns`` (``""``: no
+        word to look for); ordered and cut unless it counts."""
         from mem_core.plugin import search_words
 
         wanted = search_words(words)
         if not wanted:
-            return []
+            return "", []
         conditions, params = self._where(where)
         sql = (
-            f"SELECT {_M_COLUMNS} FROM memories_fts JOIN memories m ON m.n = memories_fts.rowid "
+            # CROSS JOIN: the full-text index drives (to count, SQLite would probe it once per memory of the mind)
+            f"SELECT {columns} FROM memories_fts CROSS JOIN memories m ON m.n = memories_fts.rowid "
             "WHERE memories_fts MATCH ?"
         )
         # any of the words; bm25() ranks those matching more, and rarer, words first
         params.insert(0, " OR ".join(_fts_match(phrase) for phrase in wanted))
         if conditions:
             sql += " AND " + " AND ".join(conditions)
-        # key and tags weigh twice as much as content
-        sql += f" ORDER BY bm25(memories_fts, 2.0, 1.0, 2.0), {_ORDER} LIMIT ?"
-        params.append(-1 if where.limit is None else where.limit)
+        if columns != "count(*)":
+            # key and tags weigh twice as much as content
+            sql += f" ORDER BY bm25(memories_fts, 2.0, 1.0, 2.0), {_ORDER} LIMIT ?"
+            params.append(-1 if where.limit is None else where.limit)
+        return sql, params
+
+    def search(self, words: list[str], where: MemoryFilter) -> list[dict[str, Any]]:
+        sql, params = self._search_sql(words, where, _M_COLUMNS)
+        if not sql:
+            return []
         with self._errors():
             rows = self._connection().execute(sql, params).fetchall()
         return [_record(row) for row in rows]

@@ -1,0 +1,244 @@
+"""The fast path of ``mem remember``, ``mem memories`` and ``mem context``
+(mem_cli.fast, mem_core.memories.core): the same bytes as the typer path for
+every line, typer for every line it does not own, plugins still honoured,
+and the light start-up it exists for."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mem_cli import fast
+from mem_core.memories import api
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: lines run in order on one project, the fast path's answers against typer's
+LINES: list[list[str]] = [
+    ["context"],
+    ["memories"],
+    ["memories", "--search", "hello"],
+    ["remember", "fact", "greeting", "hello", "world"],
+    ["remember", "fact", "greeting", "hello", "world"],  # unchanged
+    ["remember", "fact", "greeting", "hello", "again", "--json"],  # an update
+    ["remember", "preference", "editor", "--tag", "Tools", "--tag", "a,b", "--priority", "high", "vim", "always"],
+    ["remember", "--json", "fact", "dash", "--content", "-starts with a dash"],
+    ["remember", "fact", "after_dashes", "--", "--not-an-option", "here"],
+    ["remember", "fact", "soon", "expires", "--confidence=0.25", "--expires", "7d"],
+    ["remember", "note", "other_mind", "x", "--mind", "work", "-d", "."],
+    ["-d", ".", "remember", "note", "before", "the", "action", "--json"],
+    ["remember", "skill", "crit", "critical", "skill", "--priority", "critical", "--no-expiry"],
+    ["remember", "fact", "Bad Key", "x"],
+    ["remember", "fact", "k", "x", "--no-tags", "--tag", "t"],
+    ["remember", "fact", "k", "x", "--priority", "urgent"],
+    ["remember", "fact", "k", "--content", "a", "b"],
+    ["remember", "fact", "k"],
+    ["remember", "fact"],
+    ["remember", "fact", "k", "x", "--tagg", "y"],
+    ["remember", "fact", "k", "x", "--no-tags=1"],
+    ["remember", "fact", "k", "x", "-dx"],
+    ["remember", "fact", "k", "x", "--priority"],
+    ["remember", "-h"],
+    ["memories"],
+    ["memories", "--json"],
+    ["memories", "--search", "hello world"],
+    ["memories", "--search", "hello vim", "--limit", "1"],
+    ["memories", "--search", "hello vim", "--limit", "1", "--json"],
+    ["memories", "--search", "--"],
+    ["memories", "--limit", "0"],
+    ["memories", "--limit", "2", "--json"],
+    ["memories", "--limit", "0x2"],
+    ["memories", "--limit", "-1"],
+    ["memories", "--tag", "tools", "--category", "preference"],
+    ["memories", "--unverified", "--limit", "1"],
+    ["memories", "--source", "agent", "--limit", "2"],
+    ["memories", "--source", "user"],
+    ["memories", "--expiring", "30d"],
+    ["memories", "--expiring", "soon"],
+    ["memories", "--include-expired", "--priority", "critical"],
+    ["memories", "--mind", "work"],
+    ["memories", "--mind", "nope"],
+    ["memories", "--user"],
+    ["memories", "history", "fact/greeting"],
+    ["memories", "--serch", "x"],
+    ["memories", "--search"],
+    ["memories", "extra"],
+    ["memories", "--help"],
+    ["context"],
+    ["context", "--json"],
+    ["context", "--limit", "1"],
+    ["context", "--limit", "2", "--json"],
+    ["context", "--budget", "40"],
+    ["context", "--budget", "40", "--json"],
+    ["context", "--budget", "0", "--json"],
+    ["context", "--budget", "x"],
+    ["context", "--budget=60", "--limit=3"],
+    ["context", "--mind", "work"],
+    ["context", "--mind", "nope", "--json"],
+    ["context", "--user"],
+    ["context", "-h"],
+    ["context", "--jsn"],
+]
+
+
+def _ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Memory ids from a counter: both runs get the same ones."""
+    counter = iter(range(1, 10**6))
+    monkeypatch.setattr("mem_core.memories.core.os.urandom", lambda n: next(counter).to_bytes(n, "big"))
+
+
+def _run_all(mem: Any, project: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, str, str]]:
+    shutil.rmtree(project, ignore_errors=True)
+    (project / ".bmad").mkdir(parents=True)
+    with monkeypatch.context() as m:
+        _ids(m)
+        return [(run.code, run.out, run.err) for run in (mem(*line, cwd=project) for line in LINES)]
+
+
+def test_the_fast_path_answers_as_typer_does(
+    mem: Any, tmp_path: Path, now: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    monkeypatch.setenv("MEM_USER_DIR", str(tmp_path / "user"))
+    owned: list[list[str]] = []
+    real = fast.run_fast
+
+    def counting(command: str, args: Any, json_mode: bool) -> int | None:
+        code = real(command, args, json_mode)
+        if code is not None:
+            owned.append([command, *args])
+        return code
+
+    monkeypatch.setattr(fast, "run_fast", counting)
+    quick = _run_all(mem, project, monkeypatch)
+    quick_store = (project / ".bmad" / "memory" / "memories.sqlite3").read_bytes()
+    monkeypatch.setattr(fast, "run_fast", lambda *args: None)
+    slow = _run_all(mem, project, monkeypatch)
+    for line, a, b in zip(LINES, quick, slow, strict=True):
+        assert a == b, line
+    assert len(owned) >= 40  # the fast path ran most lines …
+    assert ["remember", "-h"] not in owned and ["memories", "history", "fact/greeting"] not in owned  # … not these
+    # the same rows (ids, times, history), whoever wrote them
+    assert json.loads(quick[5][1]) == json.loads(slow[5][1])
+    assert len(quick_store) > 0
+
+
+def test_the_table_is_the_typer_commands_options() -> None:
+    """Every option typer declares for the three commands, and nothing else,
+    with its arity (help aside): a new option must be taught to both."""
+    from typer.main import get_command
+
+    from mem_cli.app import CommandLine
+
+    for command in fast.FAST_COMMANDS:
+        group = get_command(CommandLine(None, only=command).app)
+        click_command = group.commands[command]  # type: ignore[attr-defined]
+        declared = {}
+        for param in click_command.params:
+            if param.param_type_name != "option" or "--help" in param.opts:
+                continue
+            for spelling in param.opts:
+                declared[spelling] = (param.name, not param.is_flag, bool(param.multiple))
+        assert declared == fast.FAST_OPTIONS[command], command
+    from mem_cli.main import _FAST
+
+    assert _FAST == fast.FAST_COMMANDS
+
+
+def test_the_parser_takes_what_click_takes() -> None:
+    parsed = fast.parse("remember", ["fact", "--tag", "a", "k", "--content", "--help", "--tag=b", "-d", "-x"])
+    assert parsed is not None
+    values, words = parsed
+    assert words == ["fact", "k"] and values["tag"] == ["a", "b"] and values["text"] == "--help"
+    assert values["directory"] == "-x" and values["json"] is False and values["priority"] is None
+    empty = fast.parse("remember", [])
+    assert empty is not None and fast.parse("remember", ["fact", "k", "--", "--json"]) == (
+        empty[0],
+        ["fact", "k", "--json"],
+    )
+    for owned_by_typer in (["-h"], ["--help"], ["--json=1"], ["--mind"], ["-dx"], ["-jd", "x"], ["--min", "x"]):
+        assert fast.parse("context", owned_by_typer) is None, owned_by_typer
+
+
+def test_a_plugin_installed_by_entry_point_is_honoured(tmp_path: Path) -> None:
+    """A store plugin installed as a distribution (an entry point, not
+    ``MEM_PLUGINS``) is used by all three commands: the fast path leaves the
+    plugin manager out only where no plugin is installed."""
+    sys.path.insert(0, str(REPO / "tests" / "plugins"))
+    try:
+        from test_plugins_from_docs import doc_files  # the docs' JSON store
+    finally:
+        sys.path.pop(0)
+    site = tmp_path / "site"
+    (site / "jsonstore-1.0.dist-info").mkdir(parents=True)
+    (site / "jsonstore-1.0.dist-info" / "entry_points.txt").write_text("[mem.plugins]\njson = json_store\n")
+    (site / "json_store.py").write_text(doc_files()["json_store.py"], encoding="utf-8")
+    project = tmp_path / "project"
+    (project / ".bmad" / "memory").mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env.update(PYTHONPATH=os.pathsep.join([str(REPO), str(site)]), MEM_STORE="json", MEM_NOW="2026-11-05T12:00:00.000Z")
+    env.pop("MEM_DISABLE_PLUGINS", None)
+
+    def mem(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "mem_cli", *args], cwd=project, env=env, capture_output=True,
+                              text=True, timeout=120)  # fmt: skip
+
+    stored = mem("remember", "fact", "office_city", "The office is in Berlin", "--json")
+    assert stored.returncode == 0, stored.stderr
+    names = sorted(p.name for p in (project / ".bmad" / "memory").iterdir() if p.name.startswith("memories"))
+    assert names == ["memories.json", "memories.json.lock"]
+    listed = mem("memories", "--search", "berlin", "--limit", "5", "--json")
+    assert [m["key"] for m in json.loads(listed.stdout)["memories"]] == ["office_city"], listed.stderr
+    summary = mem("context")
+    assert summary.stdout.startswith("Mind: default\nMemories: 1 total"), summary.stderr
+    # with the plugin disabled the json store is not there to read: an error, not a second store
+    env["MEM_DISABLE_PLUGINS"] = "json"
+    assert mem("context").returncode == 1
+    assert not (project / ".bmad" / "memory" / "memories.sqlite3").exists()
+
+
+def test_what_the_fast_path_does_not_import(tmp_path: Path) -> None:
+    """No typer, no pydantic, no plugin manager, no cryptography (no memory
+    shown is signed) for the three commands on the built-in store."""
+    project = tmp_path / "project"
+    (project / ".bmad").mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env.update(PYTHONPATH=str(REPO), MEM_NOW="2026-11-05T12:00:00.000Z", MEM_USER_DIR=str(tmp_path / "user"))
+    probe = (
+        "import sys, runpy\n"
+        "sys.argv = ['mem', *sys.argv[1:]]\n"
+        "try:\n    runpy.run_module('mem_cli', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "heavy = [m for m in ('typer', 'pydantic', 'pluggy', 'cryptography', 'mem_core.memories.api') if m in sys.modules]\n"
+        "print('HEAVY', heavy, file=sys.stderr)\n"
+    )
+    for args in (["remember", "fact", "k", "v"], ["remember", "fact", "k", "w"], ["memories", "--search", "v w"],
+                 ["context"], ["context", "--json"], ["memories", "--limit", "1"]):  # fmt: skip
+        run = subprocess.run([sys.executable, "-c", probe, *args], cwd=project, env=env, capture_output=True, text=True)
+        assert "HEAVY []" in run.stderr, (args, run.stderr)
+
+
+def test_the_copies_agree_with_their_originals() -> None:
+    from mem_core.memories import core
+    from mem_core.retrieval.api import parse_limit
+    from mem_core.settings import default_value
+    from mem_plugins.stores.postgres import MARKER
+
+    assert core.POSTGRES_MARKER == MARKER and default_value("store") == "sqlite"
+    for text in ("", "0", "3", " 3 ", "3.0", "0x3", "1e2", "-1", "x", "3.5", "Infinity", "0b1", "+4", 7, 0, "\u00a05"):
+        try:
+            expected: Any = parse_limit(text)
+        except api.MemError as exc:
+            expected = exc.message
+        try:
+            got: Any = core.parse_count(text)
+        except api.MemError as exc:
+            got = exc.message
+        assert got == expected, text
