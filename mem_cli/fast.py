@@ -18,9 +18,12 @@ plugin, or a plugin store might be chosen (:func:`mem_core.memories.core.plugins
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from mem_cli import output
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["FAST_COMMANDS", "FAST_OPTIONS", "parse", "run_fast"]
 

@@ -14,9 +14,12 @@ included, never exceeds the budget (:func:`mem_core.brief.tokens.estimate_tokens
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from mem_core.brief.tokens import estimate_tokens
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Section", "Fitted", "fit", "more_line", "parse_budget"]
 

@@ -43,11 +43,6 @@ from mem_core.memories.core import (
     TAG_MAX,
     TAGS_MAX,
     USER_CONFIDENCE,
-    Category,
-    Priority,
-    Source,
-    StoreName,
-    Verification,
     _describe,
     _existing_memory,
     _not_found,
@@ -85,6 +80,7 @@ from mem_core.memories.core import parse_source as parse_source
 from mem_core.memories.core import parse_tag_filter as parse_tag_filter
 from mem_core.memories.core import parse_tags as parse_tags
 from mem_core.memories.core import stated_by_human as stated_by_human
+from mem_core.memories.kinds import Category, Priority, Source, StoreName, Verification
 from mem_core.memories.records import FIELDS
 from mem_core.plain import PlainResult
 

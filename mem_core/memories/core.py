@@ -23,7 +23,6 @@ import os
 import re
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Literal
 
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
@@ -40,10 +39,14 @@ from mem_core.memories.records import (
 from mem_core.textsafe import escape as _escape
 from mem_core.textsafe import visible_name
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from mem_core.humans.keys import HumanKey
     from mem_core.kernel import Kernel
     from mem_core.memories.interfaces import MemoryStore
+    from mem_core.memories.kinds import StoreName
     from mem_core.settings import Settings
 
 KEY_MAX = 128
@@ -56,13 +59,6 @@ AGENT_CONFIDENCE = 0.7
 USER_CONFIDENCE = 1.0
 #: the latest timestamp a memory can carry (timestamps keep four-digit years)
 MAX_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z
-
-Category = Literal["identity", "preference", "fact", "project", "skill", "mistake", "context", "note"]
-Priority = Literal["low", "normal", "high", "critical"]
-Source = Literal["user", "agent"]
-StoreName = Literal["project", "user"]
-
-Verification = Literal["signed", "terminal", "signature-invalid", "unsigned"]
 
 _KEY = re.compile(r"[a-z0-9_]+")
 _ID = re.compile(r"mem_[0-9a-f]{1,64}")

@@ -404,7 +404,9 @@ def test_a_plugin_named_by_setting_or_an_enabled_entry_point_brings_the_plugin_m
         ["outcomes"],
     ],
 )
-def test_the_actions_import_no_pluggy_nor_typing_when_only_default_plugins_are_installed(project: Path, args: list[str]) -> None:
+def test_the_actions_import_no_pluggy_nor_typing_when_only_default_plugins_are_installed(
+    project: Path, args: list[str]
+) -> None:
     code = (
         "import sys\n"
         "from mem_cli.main import main\n"
