@@ -54,12 +54,16 @@ def escape(text: str) -> str:
     """``text`` on one line: every control character (tab and newline
     included) and every bidirectional or zero-width formatting character
     shown as an escape."""
+    if text.isprintable():  # every character "line" matches is one Python calls unprintable
+        return text
     return _pattern("line").sub(_code, text)
 
 
 def escape_inline(text: str) -> str:
     """``text`` with every invisible character but tab and newline escaped
     (what stays inside one line of a block)."""
+    if text.isprintable():
+        return text
     return _pattern("INVISIBLE").sub(_code, text)
 
 

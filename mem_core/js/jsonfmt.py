@@ -89,6 +89,18 @@ def js_number(x: float | int) -> str:
     if x == 0:
         return "0"
     text = repr(x)
+    if "e" not in text:
+        # Python writes the shortest round-trip digits in positional form
+        # from 1e-4 to 1e16, inside JavaScript's positional range (1e-6 to
+        # 1e21): the same digits, but for Python's ".0" on a whole number
+        return text[:-2] if text.endswith(".0") else text
+    return _number_from_digits(text)
+
+
+def _number_from_digits(text: str) -> str:
+    """``String(x)`` from ``repr(x)`` of a finite non-zero float, by its digits
+    and exponent (any form of ``repr``: a test holds the positional shortcut
+    of :func:`js_number` to this)."""
     sign = ""
     if text[0] == "-":
         sign, text = "-", text[1:]

@@ -25,12 +25,17 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from mem_core.lazyre import lazy
+
 __all__ = ["fold", "words", "stem", "terms", "query_terms", "search_words", "STOPWORDS"]
 
 # Han (with extensions A and compatibility ideographs), kana, Hangul syllables
 _CJK_RANGES = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_WORD = re.compile(f"[{_CJK_RANGES}]+|[^\\W_{_CJK_RANGES}]+")
-_CJK = re.compile(f"[{_CJK_RANGES}]")
+# the CJK ranges make these two slow to compile (3 ms each): compiled for
+# the first text that is not ASCII, where an ASCII word is [^\W_] already
+_WORD = lazy(f"[{_CJK_RANGES}]+|[^\\W_{_CJK_RANGES}]+")
+_CJK = lazy(f"[{_CJK_RANGES}]")
+_ASCII_WORD = re.compile("[A-Za-z0-9]+")
 
 #: common English words a question is phrased with; never the only terms of a query
 STOPWORDS = frozenset(
@@ -53,8 +58,11 @@ def fold(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """The folded words of ``text``, CJK runs as character bigrams."""
+    folded = fold(text)
+    if folded.isascii():
+        return _ASCII_WORD.findall(folded)
     found: list[str] = []
-    for run in _WORD.findall(fold(text)):
+    for run in _WORD.findall(folded):
         if _CJK.match(run):
             if len(run) == 1:
                 found.append(run)

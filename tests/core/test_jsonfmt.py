@@ -8,6 +8,8 @@ import math
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mem_core.js.jsonfmt import JSONError, dumps, js_number, loads, to_fixed
 
@@ -61,3 +63,18 @@ def test_array_index_keys_come_first_as_in_a_javascript_object() -> None:
     text = '{"b":1,"10":2,"2":3,"01":4,"-1":5,"4294967295":6,"4294967294":7}'
     assert dumps(loads(text)) == '{"2":3,"10":2,"4294967294":7,"b":1,"01":4,"-1":5,"4294967295":6}'
     assert dumps({"x": {"1": True, "a": None}}, 2) == '{\n  "x": {\n    "1": true,\n    "a": null\n  }\n}'
+
+
+@given(
+    st.one_of(
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.floats(min_value=-1e17, max_value=1e17),
+        st.floats(min_value=1e-7, max_value=1e-3),
+        st.integers(min_value=-(10**17), max_value=10**17).map(float),
+    ).filter(lambda x: x != 0)
+)
+@settings(max_examples=3000, deadline=None)
+def test_the_positional_shortcut_writes_what_the_digits_do(x: float) -> None:
+    from mem_core.js.jsonfmt import _number_from_digits
+
+    assert js_number(x) == _number_from_digits(repr(x))
