@@ -276,16 +276,15 @@ def main(argv: list[str] | None = None) -> int:
                 project.mkdir(parents=True)
                 build(project, size)
                 projects = {"mem": project}
-                if baseline is not None:
-                    projects["base"] = project.with_name("base")
-                    shutil.copytree(project, projects["base"], symlinks=True)
-                if reference is not None:
-                    projects["ref"] = project.with_name("ref")
-                    shutil.copytree(project, projects["ref"], symlinks=True)
+                for other, wanted in (("base", baseline), ("ref", reference)):
+                    if wanted is None:
+                        continue
+                    projects[other] = project.with_name(other)
                     if action.startswith(("outcomes", "recall --ranking")):  # runs name their project path
-                        shutil.rmtree(projects["ref"])
-                        projects["ref"].mkdir()
-                        build(projects["ref"], size)
+                        projects[other].mkdir()
+                        build(projects[other], size)
+                    else:
+                        shutil.copytree(project, projects[other], symlinks=True)
                 got = measure(mem, reference, extra, projects, args.runs, env, baseline)
                 row = {"size": label(size), "mem_ms": round(got["mem"], 1), "pass_ms": round(got["pass"], 1),
                        "mem_x_pass": round(got["mem"] / got["pass"], 2)}  # fmt: skip

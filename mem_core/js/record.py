@@ -146,7 +146,29 @@ def stringify(value: Any) -> str | None:
 
 def same(a: Any, b: Any) -> bool:
     """``JSON.stringify(a) === JSON.stringify(b)``: equal values *and* key order."""
-    return stringify(a) == stringify(b)
+    return _surely_same(a, b) or stringify(a) == stringify(b)
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _surely_same(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are the same JSON value in the same key order,
+    which makes their ``JSON.stringify`` equal — without writing either
+    (a re-check compares thousands of records). ``False`` says only "not
+    shown here": :func:`same` then compares the texts."""
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind in _SCALARS:
+        return bool(a == b)  # equal values of one type write the same text (-0 and 0 included)
+    if kind is dict:
+        return len(a) == len(b) and list(a) == list(b) and all(_surely_same(a[k], b[k]) for k in a)
+    if kind is list:
+        return len(a) == len(b) and all(map(_surely_same, a, b))
+    return False
 
 
 def sha256(data: str | bytes) -> str:

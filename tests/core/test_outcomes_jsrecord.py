@@ -112,3 +112,39 @@ def test_strict_equality_and_stringify_equality() -> None:
 
 def test_sort_is_by_utf16_code_units() -> None:
     assert js_sorted(["ｚ", "😀", "Z", "a"]) == ["Z", "a", "😀", "ｚ"]
+
+
+def _json_values():
+    from hypothesis import strategies as st
+
+    from mem_core.js.record import UNDEFINED
+
+    scalars = st.one_of(
+        st.none(), st.booleans(), st.integers(-(2**60), 2**60), st.floats(), st.text(max_size=3),
+        st.just(UNDEFINED), st.sampled_from([0, 0.0, -0.0, 1, 1.0, True, False, "0", "1"]),
+    )  # fmt: skip
+    return st.recursive(
+        scalars,
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["a", "b", "1", "0"]), inner, max_size=3)
+        ),
+        max_leaves=8,
+    )
+
+
+def test_same_is_stringify_equality() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from mem_core.js.record import same, stringify
+
+    @settings(max_examples=3000, deadline=None)
+    @given(_json_values(), _json_values(), st.booleans())
+    def check(a, b, copy) -> None:
+        import copy as copying
+
+        if copy:
+            b = copying.deepcopy(a)
+        assert same(a, b) == (stringify(a) == stringify(b))
+
+    check()
