@@ -39,9 +39,9 @@ nobody changes afterwards (read-only by contract).
 
 from __future__ import annotations
 
+import _thread  # threading's locks without importing threading (start-up)
 import os
 import stat
-import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -103,7 +103,7 @@ class FileCache:
         self._clock = clock
         self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
         self._bytes = 0
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         #: counters, for tests and benchmarks: hits without reading, racy
         #: re-reads that found the same bytes, builds
         self.hits = 0

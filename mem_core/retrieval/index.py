@@ -16,7 +16,7 @@ same).
 
 from __future__ import annotations
 
-import threading
+import _thread  # threading's locks without importing threading (start-up)
 from collections.abc import Callable, Iterable, Sequence
 
 from mem_core.generic import Generic
@@ -114,7 +114,7 @@ class OnSecondUse(Generic[T]):
         self._build: Callable[[], T] | None = build
         self._value: T | None = None
         self._uses = 0
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     def get(self) -> T | None:
         value = self._value

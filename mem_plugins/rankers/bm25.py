@@ -21,8 +21,8 @@ score is multiplied by the candidate's weight (the journal's decay) as the
 
 from __future__ import annotations
 
+import _thread  # threading's locks without importing threading (start-up)
 import math
-import threading
 from collections.abc import Sequence
 
 from mem_core.plugin import Candidate, Query, RankContext, Ranker, Scored, hookimpl
@@ -40,7 +40,7 @@ _HEADED = frozenset(("note", "memory"))
 # analysed texts, shared between recalls (a warm kernel keeps its candidates)
 _MAX_CACHED = 100_000
 _cache: dict[tuple[str, bool], tuple[dict[str, float], float]] = {}
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 
 
 def analyse(text: str, headed: bool) -> tuple[dict[str, float], float]:
