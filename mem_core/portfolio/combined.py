@@ -48,7 +48,6 @@ from mem_core.files.layout import AGENTS_MEMORY_DIR, JOURNAL, MEMORY_DIR
 from mem_core.files.markdown import NOTE_DIRS, NOTE_FILES
 from mem_core.files.usercache import name_key
 from mem_core.retrieval.diskindex import (
-    BUCKET,
     MAGIC,
     VERSION,
     DiskTermIndex,
@@ -56,10 +55,10 @@ from mem_core.retrieval.diskindex import (
     IndexedSource,
     Indexer,
     LazyCandidate,
-    _bucket,
     _crc,
     _load,
     _settled,
+    token_directory,
 )
 from mem_core.retrieval.index import TermIndex
 from mem_core.retrieval.interfaces import Candidate, CandidateBlock
@@ -228,25 +227,8 @@ class _Postings:
             pieces.append(chunk)
             at += len(chunk)
         postings_end = at
-        nbuckets = max(1, len(names) // BUCKET)
-        members: list[list[int]] = [[] for _ in range(nbuckets)]
-        for number, token in enumerate(names):
-            members[_bucket(token, nbuckets)].append(number)
-        bucket_table = array("Q")
-        for numbers in members:
-            data = (
-                array("I", [len(numbers)]).tobytes()
-                + array("Q", [where[n] for n in numbers]).tobytes()
-                + array("I", [sizes[n] for n in numbers]).tobytes()
-                + array("I", [crcs[n] for n in numbers]).tobytes()
-                + "\n".join(names[n] for n in numbers).encode("utf-8")
-            )
-            bucket_table.extend((at, len(data), _crc(data)))
-            pieces.append(data)
-            at += len(data)
-        data = bucket_table.tobytes()
-        table.append((at, len(data), _crc(data)))
-        pieces.append(data)
+        directory, at = token_directory(names, where, sizes, crcs, at, table)
+        pieces.extend(directory)
         header = marshal.dumps(
             (
                 VERSION,
@@ -716,12 +698,10 @@ class PortfolioIndex:
         return make
 
     def _event_maker(self) -> Callable[[int], Candidate]:
-        from mem_core.clock import parse_ms
-        from mem_core.js.jsmath import js_pow
         from mem_core.js.jsonfmt import JSONError
         from mem_core.js.jsonfmt import loads as json_loads
         from mem_core.js.strings import js_trim
-        from mem_plugins.sources.journal import DAY_MS, HALF_LIFE_DAYS, _event_text, _SignalsJSON
+        from mem_plugins.sources.journal import _event_text, _SignalsJSON, event_candidate
 
         source = self._sources["journal"]
         files = self._manifest.files
@@ -748,20 +728,7 @@ class PortfolioIndex:
             number = numbers[i]
             if not 0 <= number < len(files):
                 raise IndexCorrupt(source.path or "")
-            candidate: LazyCandidate
-            if now_ms is None:
-                candidate = LazyCandidate(partial(load, i), 1.0)
-            else:
-
-                def weight() -> float:
-                    event_ms: float | None = stamps[i]
-                    if event_ms != event_ms:  # NaN: not known without the event
-                        event_ms = parse_ms(candidate.fields["event"].get("ts"))
-                    if event_ms is None or not now_ms > event_ms:
-                        return 1.0
-                    return js_pow(0.5, (now_ms - event_ms) / DAY_MS / HALF_LIFE_DAYS)
-
-                candidate = LazyCandidate(partial(load, i), weight)
+            candidate = event_candidate(partial(load, i), stamps[i], now_ms)
             owners[id(candidate)] = self._root_of(number)
             return candidate
 

@@ -155,6 +155,41 @@ class IndexCorrupt(Exception):
 BUCKET = 128
 
 
+def token_directory(
+    tokens: Sequence[str],
+    where: Sequence[int],
+    sizes: Sequence[int],
+    crcs: Sequence[int],
+    offset: int,
+    table: list[Any],
+) -> tuple[list[bytes], int]:
+    """The token directory written at ``offset`` after the postings: the
+    tokens in buckets (by CRC-32 of the token) of about :data:`BUCKET`, each
+    with its postings' offsets, sizes and CRCs, then the bucket table (its
+    entry appended to ``table``). Returns the pieces and the offset after them."""
+    nbuckets = max(1, len(tokens) // BUCKET)
+    members: list[list[int]] = [[] for _ in range(nbuckets)]
+    for number, token in enumerate(tokens):
+        members[_bucket(token, nbuckets)].append(number)
+    pieces: list[bytes] = []
+    bucket_table = array("Q")
+    for numbers in members:
+        data = (
+            array("I", [len(numbers)]).tobytes()
+            + array("Q", [where[n] for n in numbers]).tobytes()
+            + array("I", [sizes[n] for n in numbers]).tobytes()
+            + array("I", [crcs[n] for n in numbers]).tobytes()
+            + "\n".join(tokens[n] for n in numbers).encode("utf-8")
+        )
+        bucket_table.extend((offset, len(data), _crc(data)))
+        pieces.append(data)
+        offset += len(data)
+    data = bucket_table.tobytes()
+    table.append((offset, len(data), _crc(data)))
+    pieces.append(data)
+    return pieces, offset + len(data)
+
+
 def _bucket(token: str, buckets: int) -> int:
     return zlib.crc32(token.encode("utf-8")) % buckets
 
@@ -251,27 +286,7 @@ def _encode(
     # the directory comes last, after the postings it points into: tokens
     # in buckets (by CRC-32 of the token) of about BUCKET tokens, so that a
     # query reads the buckets of its words only
-    nbuckets = max(1, len(tokens) // BUCKET)
-    members: list[list[int]] = [[] for _ in range(nbuckets)]
-    for number, token in enumerate(tokens):
-        members[_bucket(token, nbuckets)].append(number)
-    tail: list[bytes] = []
-    bucket_table = array("Q")
-    for numbers in members:
-        data = (
-            array("I", [len(numbers)]).tobytes()
-            + array("Q", [where[n] for n in numbers]).tobytes()
-            + array("I", [sizes[n] for n in numbers]).tobytes()
-            + array("I", [crcs[n] for n in numbers]).tobytes()
-            + "\n".join(tokens[n] for n in numbers).encode("utf-8")
-        )
-        bucket_table.extend((offset, len(data), _crc(data)))
-        tail.append(data)
-        offset += len(data)
-    data = bucket_table.tobytes()
-    table.append((offset, len(data), _crc(data)))
-    tail.append(data)
-    offset += len(data)
+    tail, offset = token_directory(tokens, where, sizes, crcs, offset, table)
     header = marshal.dumps(
         (
             VERSION,

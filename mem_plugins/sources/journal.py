@@ -244,6 +244,28 @@ def _event_ms(ts: Any) -> float:
     return _NAN
 
 
+def event_candidate(
+    load: Callable[[], tuple[str, dict[str, Any]]], stamp: float, now_ms: float | None
+) -> LazyCandidate:
+    """An indexed journal event as a candidate read on demand by ``load``,
+    weighted by its age (§2's decay) from the indexed ``stamp`` — or, when
+    the index could not know it (NaN), from the event itself."""
+    if now_ms is None:
+        return LazyCandidate(load, 1.0)
+    candidate: LazyCandidate
+
+    def weight() -> float:
+        event_ms: float | None = stamp
+        if event_ms != event_ms:  # NaN: not known without the event
+            event_ms = parse_ms(candidate.fields["event"].get("ts"))
+        if event_ms is None or not now_ms > event_ms:
+            return 1.0
+        return js_pow(0.5, (now_ms - event_ms) / DAY_MS / HALF_LIFE_DAYS)
+
+    candidate = LazyCandidate(load, weight)
+    return candidate
+
+
 def _indexed_candidates(indexed: IndexedSource, query: Query) -> Iterator[CandidateBlock]:
     now_ms = query.now_ms
     stamps = indexed.column(2)
@@ -260,20 +282,7 @@ def _indexed_candidates(indexed: IndexedSource, query: Query) -> Iterator[Candid
         return scored, {"kind": "event", "source": "journal.ndjson", "ref": ref, "text": scored, "event": event}
 
     def make(i: int) -> Candidate:
-        candidate: LazyCandidate
-        if now_ms is None:
-            return LazyCandidate(partial(load, i), 1.0)
-
-        def weight() -> float:
-            event_ms: float | None = stamps[i]
-            if event_ms != event_ms:  # NaN: not known without the event
-                event_ms = parse_ms(candidate.fields["event"].get("ts"))
-            if event_ms is None or not now_ms > event_ms:
-                return 1.0
-            return js_pow(0.5, (now_ms - event_ms) / DAY_MS / HALF_LIFE_DAYS)
-
-        candidate = LazyCandidate(partial(load, i), weight)
-        return candidate
+        return event_candidate(partial(load, i), stamps[i], now_ms)
 
     yield CandidateBlock(DiskTermIndex(indexed), make, tokens=query.match_tokens)
 
