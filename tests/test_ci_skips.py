@@ -22,7 +22,7 @@ def test_elsewhere():
 
 
 def test_reasons() -> None:
-    assert missing_fixture_skip("shared/fixtures is not beside the repository")
+    assert missing_fixture_skip("the fixture project is not beside the tests")
     assert missing_fixture_skip("tests/fixtures (the reference fixtures) is missing")
     assert not missing_fixture_skip("the fixture's check binary (/usr/bin/dash) differs on this machine")
     assert not missing_fixture_skip("node is not installed")

@@ -1,5 +1,5 @@
 """The hook events, the assistants, and what each assistant expects on
-stdout (shared/spec/assistants.md; docs/brief.md).
+stdout (docs/brief.md; tests/assistants/ runs the real programs).
 
 Three events, each with the names the assistants give it:
 
