@@ -282,23 +282,7 @@ def replace_bytes(root: str, relative: str, data: bytes | Sequence[bytes]) -> No
     else:
         if not stat.S_ISREG(st.st_mode):
             raise MemError(NOT_REGULAR)
-    temporary = safe_file(root, f"{relative}.{new_token()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
-    try:
-        try:
-            for piece in [data] if isinstance(data, bytes) else data:
-                write_all(fd, piece)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
-    fsync_dir(os.path.dirname(path))
+    _replace_via(safe_file(root, f"{relative}.{new_token()}.tmp"), path, [data] if isinstance(data, bytes) else data)
 
 
 def atomic_write(path: str, data: bytes, *, mode: int | None = None) -> None:
@@ -314,11 +298,23 @@ def atomic_write(path: str, data: bytes, *, mode: int | None = None) -> None:
         except FileNotFoundError:
             mode = 0o644
     temporary = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
+    _replace_via(temporary, path, [data], mode)
+
+
+def _replace_via(temporary: str, path: str, pieces: Sequence[bytes], mode: int | None = None) -> None:
+    """The one atomic replace: ``pieces`` written to the new file
+    ``temporary`` (with permission bits ``mode``, else 0o666 less the umask),
+    fsynced, renamed over ``path``, the directory fsynced; on failure the
+    temporary file is removed and the error raised as it came."""
+    fd = os.open(
+        temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666 if mode is None else mode
+    )
     try:
         try:
-            write_all(fd, data)
-            os.fchmod(fd, mode)  # what the umask took away
+            for piece in pieces:
+                write_all(fd, piece)
+            if mode is not None:
+                os.fchmod(fd, mode)  # what the umask took away
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -329,7 +325,7 @@ def atomic_write(path: str, data: bytes, *, mode: int | None = None) -> None:
         except OSError:
             pass
         raise
-    fsync_dir(directory)
+    fsync_dir(os.path.dirname(os.path.abspath(path)))
 
 
 def fsync_dir(directory: str) -> None:

@@ -107,6 +107,23 @@ def snapshot(root: Path) -> dict[str, tuple[str, bytes | str | None]]:
     return found
 
 
+def observe_input(project: Path, task: str) -> str:
+    """An observe input file in ``project`` for task ``task`` of the fixture's Nexus run ``run``; its name."""
+    name = f"in-{task}.json"
+    (project / name).write_text(
+        json.dumps(
+            {
+                "runId": "run",
+                "taskId": task,
+                "memory": {"file": ".agents/memory/lessons.md", "heading": "Cache contract"},
+                "scope": ["work"],
+                "interpretation": "The accepted change keeps false and zero; causality is not measured.",
+            }
+        )
+    )
+    return name
+
+
 def store_problems(project: Path) -> list[str]:
     """What is wrong with the project's stores: torn lines, lines that do not
     parse, an invalid score file, a lock or temporary files left behind."""

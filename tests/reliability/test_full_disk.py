@@ -7,7 +7,6 @@ Needs root (to mount the tmpfs): skipped otherwise."""
 from __future__ import annotations
 
 import errno
-import json
 import os
 import subprocess
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ import pytest
 
 from mem_core.files.paths import DISK_FULL
 from tests.nexus_builder import RunBuilder, make_project
-from tests.reliability.conftest import MEMORY, assert_clean, run_mem, store_problems
+from tests.reliability.conftest import MEMORY, assert_clean, observe_input, run_mem, store_problems
 
 pytestmark = pytest.mark.reliability
 
@@ -58,22 +57,6 @@ def fill(disk: Path, leave_pages: int) -> Path:
     return filler
 
 
-def _observe_input(project: Path, task: str) -> str:
-    name = f"in-{task}.json"
-    (project / name).write_text(
-        json.dumps(
-            {
-                "runId": "run",
-                "taskId": task,
-                "memory": {"file": ".agents/memory/lessons.md", "heading": "Cache contract"},
-                "scope": ["work"],
-                "interpretation": "The accepted change keeps false and zero; causality is not measured.",
-            }
-        )
-    )
-    return name
-
-
 COMMANDS = ("write", "reinforce", "observe", "remember")
 
 
@@ -97,7 +80,7 @@ def test_a_full_disk_never_leaves_an_empty_lock_or_a_torn_line(small_disk: Path,
         builder.accepted(f"t{n}")
     builder.write()
     for n in range(40):
-        _observe_input(project, f"t{n}")  # written before the disk fills
+        observe_input(project, f"t{n}")  # written before the disk fills
     env = {"MEM_NOW": "2026-11-05T12:00:00.000Z"}
     n = 0
     failures = []

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.nexus_builder import RunBuilder, make_project
-from tests.reliability.conftest import MEMORY, kill_trials, run_mem, spawn_mem, store_problems
+from tests.reliability.conftest import MEMORY, kill_trials, observe_input, run_mem, spawn_mem, store_problems
 
 pytestmark = pytest.mark.reliability
 
@@ -34,22 +34,6 @@ with writer_lock(sys.argv[1]):
     print("held", flush=True)
     time.sleep(60)
 """
-
-
-def _observe_input(project: Path, task: str) -> str:
-    name = f"in-{task}.json"
-    (project / name).write_text(
-        json.dumps(
-            {
-                "runId": "run",
-                "taskId": task,
-                "memory": {"file": ".agents/memory/lessons.md", "heading": "Cache contract"},
-                "scope": ["work"],
-                "interpretation": "The accepted change keeps false and zero; causality is not measured.",
-            }
-        )
-    )
-    return name
 
 
 def _project(tmp_path: Path, tasks: int) -> Path:
@@ -88,7 +72,7 @@ def _trials(tmp_path: Path, trials: int, seed: int) -> dict[str, int]:
             elif kind == "reinforce":
                 args = ("reinforce", "--pattern", "Rate limit", "--accept", "true", "--json")
             else:
-                args = ("observe", "--input", _observe_input(project, f"t{trial}"), "--json")
+                args = ("observe", "--input", observe_input(project, f"t{trial}"), "--json")
             jobs.append((kind, spawn_mem(*args, cwd=project)))
         if holder is not None:
             time.sleep(rng.uniform(0.0, 0.3))
