@@ -443,34 +443,6 @@ def _scalar(value: Any) -> str:
     return repr(value)  # int, or a float whose repr is its JavaScript form
 
 
-def _indented(value: Any, indent: int, level: int, parts: list[str]) -> None:
-    """Append ``value`` (a safe dict or list, non-empty) indented at ``level``."""
-    inner = "\n" + " " * (indent * (level + 1))
-    is_dict = type(value) is dict
-    children = value.values() if is_dict else value
-    if not any(type(v) is dict or type(v) is list for v in children):
-        text = "".join(_encoder("," + inner, ": ")(value, 0))
-        parts.append(text[0] + inner + text[1:-1] + "\n" + " " * (indent * level) + text[-1])
-        return
-    parts.append("{" if is_dict else "[")
-    separator = inner
-    for key, item in value.items() if is_dict else enumerate(value):
-        parts.append(separator)
-        separator = "," + inner
-        if is_dict:
-            parts.append(_quote_fast(key))  # type: ignore[arg-type]
-            parts.append(": ")
-        if (type(item) is dict or type(item) is list) and item:
-            _indented(item, indent, level + 1, parts)
-        elif type(item) is dict:
-            parts.append("{}")
-        elif type(item) is list:
-            parts.append("[]")
-        else:
-            parts.append(_scalar(item))
-    parts.append("\n" + " " * (indent * level) + ("}" if is_dict else "]"))
-
-
 # With an indent there is a faster way still, and no copy: the containers are
 # written as they are (flat ones by the C encoder) and the numbers fixed in
 # the text afterwards. In indented output a raw newline is never inside a
@@ -660,15 +632,12 @@ def _fast_dumps(value: Any, indent: int, omit: Any) -> str | None:
     if type(safe) is dict or type(safe) is list:
         if not safe:
             return "{}" if type(safe) is dict else "[]"
-        parts: list[str] = []
         try:
-            if indent:
-                _indented(safe, indent, 0, parts)
-            else:
-                parts.extend(_encoder(",", ":")(safe, 0))
-        except RecursionError:
+            # numbers made safe, keys ordered, omitted values gone: the raw
+            # writer's text is already JavaScript's (its number fixes find nothing to do)
+            text = _indented_text(safe, indent) if indent else "".join(_encoder(",", ":")(safe, 0))
+        except (_Unsafe, RecursionError):
             return None
-        text = "".join(parts)
     else:
         text = _scalar(safe)
     # JSON.stringify escapes lone surrogates (well-formed JSON.stringify)

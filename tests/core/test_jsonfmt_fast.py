@@ -115,6 +115,13 @@ def test_stringify_leaves_undefined_out_as_json_stringify(data: st.DataObject) -
     assert stringify(value) == pure_dumps(_drop_undefined(value))
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.data(), st.sampled_from([2, 4]))
+def test_indented_with_undefined_left_out_is_the_pure_writers(data: st.DataObject, indent: int) -> None:
+    value = _with_undefined(data.draw(values), data.draw)
+    assert dumps(value, indent, omit=UNDEFINED) == pure_dumps(_drop_undefined(value), indent)
+
+
 @pytest.mark.parametrize("indent", [0, 2])
 def test_a_pattern_score_store_is_written_exactly(indent: int) -> None:
     scores = {
