@@ -21,6 +21,7 @@ __all__ = [
     "KIND_HOOKS",
     "PluginInfo",
     "default_hook",
+    "defaults_only",
     "entry_points",
 ]
 
@@ -99,14 +100,46 @@ class _EntryPoint:
         return obj
 
 
+def defaults_only(settings: Any) -> bool:
+    """Whether no plugin but the default ones can take part under
+    ``settings``: no ``plugins`` setting, and every ``mem.plugins`` entry
+    point installed is blocked by ``disable_plugins``. The kernel then needs
+    no plugin manager (:meth:`mem_core.kernel.Kernel.registry`), and the
+    structured-memory fast path no kernel at all."""
+    disabled = settings.disable_plugins
+    return not settings.plugins and all(ep.name in disabled for ep in entry_points())
+
+
+#: the last scan: what it was read from (``sys.path`` and its directories'
+#: modification times) and what it found
+_scanned: tuple[tuple[object, ...], list[_EntryPoint]] | None = None
+
+
 def entry_points() -> list[_EntryPoint]:
-    """The ``mem.plugins`` entry points of the distributions on ``sys.path``.
+    """The ``mem.plugins`` entry points of the distributions on ``sys.path``,
+    read once per process while ``sys.path`` and its directories stay as
+    they were (a distribution installed or removed changes a directory's
+    modification time).
 
     Reads each ``*.dist-info/entry_points.txt`` directly: importing
     :mod:`importlib.metadata` (which pulls in :mod:`email`) costs 14-20 ms,
     a tenth of the start-up budget of ``mem write`` (benchmarks/). As with
     importlib.metadata, the first distribution found on ``sys.path`` wins.
     """
+    global _scanned
+    stamp: list[object] = []
+    for base in sys.path:
+        try:
+            stamp.append((base, os.stat(base or ".").st_mtime_ns))
+        except OSError:
+            stamp.append((base, None))
+    key = tuple(stamp)
+    if _scanned is None or _scanned[0] != key:
+        _scanned = (key, _scan())
+    return list(_scanned[1])
+
+
+def _scan() -> list[_EntryPoint]:
     found: dict[str, _EntryPoint] = {}
     for base in sys.path:
         try:

@@ -277,12 +277,9 @@ class Kernel:
         that the ``disable_plugins`` setting does not block."""
         only = self._only_defaults
         if only is None:
-            from mem_core.kernel.discovery import entry_points
+            from mem_core.kernel.discovery import defaults_only
 
-            settings = self.settings
-            disabled = settings.disable_plugins
-            only = not settings.plugins and all(ep.name in disabled for ep in entry_points())
-            self._only_defaults = only
+            only = self._only_defaults = defaults_only(self.settings)
         return only
 
     def _collect_defaults(self, hook_name: str, kind: str) -> Registry[Any]:

@@ -543,38 +543,11 @@ POSTGRES_MARKER = "memories.postgres.json"
 
 def plugins_free(settings: Settings) -> bool:
     """Whether a kernel built from ``settings`` holds the default plugins
-    only, both built-in stores among them: no plugin is named by the
-    ``plugins`` setting, every ``mem.plugins`` entry point is disabled (none
-    is installed, usually) and neither store plugin is."""
-    disabled = settings.disable_plugins
-    if settings.plugins or any(name in disabled for name in _STORE_PLUGINS):
-        return False
-    return all(name in disabled for name in _entry_point_names())
+    only (:func:`mem_core.kernel.discovery.defaults_only`), both built-in
+    stores among them."""
+    from mem_core.kernel.discovery import defaults_only
 
-
-#: the names of the installed entry-point plugins, with what they were read from
-_scanned: tuple[tuple[object, ...], list[str]] | None = None
-
-
-def _entry_point_names() -> list[str]:
-    """The ``mem.plugins`` entry points' names, read once per process while
-    ``sys.path`` and its directories (their modification times: a
-    distribution installed or removed changes them) stay as they were."""
-    import sys
-
-    global _scanned
-    stamp: list[object] = []
-    for base in sys.path:
-        try:
-            stamp.append((base, os.stat(base or ".").st_mtime_ns))
-        except OSError:
-            stamp.append((base, None))
-    key = tuple(stamp)
-    if _scanned is None or _scanned[0] != key:
-        from mem_core.kernel.discovery import entry_points
-
-        _scanned = (key, [ep.name for ep in entry_points()])
-    return _scanned[1]
+    return not any(name in settings.disable_plugins for name in _STORE_PLUGINS) and defaults_only(settings)
 
 
 def builtin_store(settings: Settings, directory: str, *, user: bool) -> type[MemoryStore] | None:
