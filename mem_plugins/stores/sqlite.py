@@ -1077,12 +1077,8 @@ def _probe(path: str, kind: str, wal: int | None, *, keep: bool = False) -> tupl
     if kind != "sqlite":
         return (kind, 0), None
     if wal is None:  # immutable: valid only if no writer touched the file meanwhile
-        before = _state(path)
-        try:
-            identity: tuple[str, int] | None = _identify_at(path, immutable=True)
-        except MemError:
-            identity = None
-        if identity is not None and before == _state(path) and before and not before[-1]:
+        identity = _identify_unlocked(path)
+        if identity is not None:
             return identity, None
         # a writer was at work (a checkpoint, a new -wal): ask SQLite with its locks
     probe = _connect_ro(path)
@@ -1095,6 +1091,34 @@ def _probe(path: str, kind: str, wal: int | None, *, keep: bool = False) -> tupl
     finally:
         if not kept:
             probe.close()
+
+
+#: how long a file must have been left alone before an unlocked read that
+#: refuses it is believed: file times move in clock ticks (a few ms), so a
+#: writer's checkpoint that began and ended within one tick leaves the same
+#: state behind, and the torn read it met would pass for a foreign file
+_QUIET_NS = 50_000_000
+
+
+def _identify_unlocked(path: str) -> tuple[str, int] | None:
+    """:func:`_identify_at` with ``immutable=1``, when no writer can have been
+    at work meanwhile: no ``-wal``, the same state before and after, and —
+    for an answer that refuses the file — the file quiet for
+    :data:`_QUIET_NS` (waited for, a few times, else ``None``)."""
+    import time
+
+    for _ in range(4):
+        before = _state(path)
+        try:
+            identity: tuple[str, int] | None = _identify_at(path, immutable=True)
+        except MemError:
+            identity = None
+        if identity is None or before != _state(path) or not before or before[-1]:
+            return None
+        if identity[0] == "own" or time.time_ns() - before[2] > _QUIET_NS:  # type: ignore[operator]
+            return identity
+        time.sleep(_QUIET_NS / 1e9)
+    return None
 
 
 def _state(path: str) -> tuple[object, ...]:
