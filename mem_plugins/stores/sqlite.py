@@ -23,7 +23,7 @@
 This module is imported when the plugins load, on every command: ``sqlite3``
 is imported only when a store is opened. The structured-memory commands'
 fast path uses the class without a plugin manager where no plugin can change
-the store chosen (:func:`mem_core.memories.core.builtin_store`).
+the store chosen (:func:`mem_core.memories.backend.builtin_store`).
 """
 
 from __future__ import annotations
@@ -1162,10 +1162,24 @@ def _blank(header: bytes) -> bool:
 
 def _identify(conn: sqlite3.Connection) -> tuple[str, int]:
     """``("own"|"blank"|"foreign"|"newer", user_version)`` of an open
-    database, by its schema: mem's tables for its ``user_version``."""
-    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    objects = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    database, by its schema: mem's tables for its ``user_version``.
+
+    The three reads are one read transaction (unless the caller's own
+    transaction holds them already): each statement on its own would see
+    the database as it is at that statement, and a writer creating the
+    store between them (its schema and ``user_version`` committed after the
+    version was read as 0) would make a store being created pass for a
+    foreign database."""
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN")
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        objects = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    finally:
+        if own and conn.in_transaction:
+            conn.execute("COMMIT")
     if version == 0:
         return ("blank" if objects == 0 else "foreign"), version
     required = frozenset().union(*(tables for step, tables in _TABLES.items() if step <= version))

@@ -256,3 +256,48 @@ def test_a_reader_of_a_store_from_before_signatures_reads_what_step_5_will_write
     with SqliteStore.open(str(directory), create=False) as store:  # the writer migrates: the same rows
         assert store.schema_version == SCHEMA_VERSION
         assert store.signatures_of([verified["id"], plain["id"]]) == read
+
+
+class _CommitsBetweenReads:
+    """A connection whose every statement after ``PRAGMA user_version`` runs
+    once ``writer`` has committed: the moment when another process that is
+    creating the store commits its schema."""
+
+    def __init__(self, conn: sqlite3.Connection, writer: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._writer = writer
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._conn.in_transaction
+
+    def execute(self, sql: str) -> sqlite3.Cursor:
+        cursor = self._conn.execute(sql)
+        if sql.startswith("PRAGMA user_version") and self._writer.in_transaction:
+            self._writer.execute("COMMIT")
+        return cursor
+
+
+def test_a_store_being_created_is_never_taken_for_a_foreign_database(directory: Path) -> None:
+    """Its identity is read in one snapshot: the version and the tables of
+    one moment (read one statement at a time, a commit between them gave
+    version 0 with tables: "another schema")."""
+    from mem_plugins.stores.sqlite import _identify
+
+    directory.mkdir()
+    path = directory / FILE
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("PRAGMA journal_mode = WAL")
+    writer.execute("BEGIN IMMEDIATE")
+    for step in MIGRATIONS:
+        step(writer)
+    writer.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    reader = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+    try:
+        racing = _CommitsBetweenReads(reader, writer)
+        assert _identify(racing) == ("blank", 0)  # type: ignore[arg-type]  # as it was when the read began
+        assert not writer.in_transaction and not reader.in_transaction
+        assert _identify(reader) == ("own", SCHEMA_VERSION)  # and once created, it is mem's
+    finally:
+        reader.close()
+        writer.close()
