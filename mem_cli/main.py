@@ -10,7 +10,6 @@ the typer application in :mod:`mem_cli.app`.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -19,6 +18,7 @@ from mem_cli import output
 from mem_cli.compat import Parsed, parse
 from mem_cli.run import run_action, usage_error
 from mem_cli.table import ACTIONS, COMMANDS, OTHER_COMMANDS
+from mem_core.importing import import_module
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_typer([action, "--help"], action, parsed.json, kernel)
     if parsed.problem:
         return usage_error(parsed.problem, parsed.suggestion, parsed.json)
-    module = importlib.import_module(f"mem_cli.commands.{action}")
+    module = import_module(f"mem_cli.commands.{action}")
     values = parsed.command_values()
     return run_action(action, lambda: module.run(values, kernel), parsed.json)
 

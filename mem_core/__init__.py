@@ -9,9 +9,8 @@ function, so ``from mem_core import outcomes`` is always the function.
 
 from __future__ import annotations
 
-import importlib
-
 from mem_core.errors import ExitCode, MemError
+from mem_core.importing import import_module
 from mem_core.markers import ImplMarker
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
@@ -68,6 +67,6 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'mem_core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(import_module(module), name)
     globals()[name] = value
     return value

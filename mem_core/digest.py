@@ -17,11 +17,11 @@ __all__ = ["sha1_hex", "sha256_hex"]
 
 
 def _constructor(modules: tuple[str, ...], name: str) -> Callable[[bytes], Any]:
-    import importlib
+    from mem_core.importing import import_module
 
     for module in modules:
         try:
-            return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+            return getattr(import_module(module), name)  # type: ignore[no-any-return]
         except (ImportError, AttributeError):
             continue
     import hashlib  # pragma: no cover - a Python built without its own SHA modules

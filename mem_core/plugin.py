@@ -11,10 +11,9 @@ Names are loaded on first use, so importing this module costs nothing.
 
 from __future__ import annotations
 
-import importlib
-
 from mem_core import hookimpl
 from mem_core.errors import MemError
+from mem_core.importing import import_module
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
@@ -109,7 +108,7 @@ def __getattr__(name: str) -> Any:
     module = _NAMES.get(name)
     if module is None:
         raise AttributeError(f"module 'mem_core.plugin' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), _ALIASES.get(name, name))
+    value = getattr(import_module(module), _ALIASES.get(name, name))
     globals()[name] = value
     return value
 

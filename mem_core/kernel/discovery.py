@@ -7,9 +7,10 @@ pluggy costs more than a whole ``mem write``.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
+
+from mem_core.importing import import_module
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ class _EntryPoint:
 
     def load(self) -> Any:
         module_name, _, attr = self.value.partition(":")
-        obj = importlib.import_module(module_name.strip())
+        obj = import_module(module_name.strip())
         for part in attr.strip().split(".") if attr.strip() else ():
             obj = getattr(obj, part)
         return obj

@@ -13,11 +13,11 @@ are not affected.
 from __future__ import annotations
 
 import _thread
-import importlib
 from collections.abc import Callable
 from functools import partial
 
 from mem_core.errors import PluginError
+from mem_core.importing import import_module
 from mem_core.kernel.registry import Registry
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
@@ -301,7 +301,7 @@ class Kernel:
             if short in disabled or default_hook(module_name) != hook_name:
                 continue
             try:
-                module = importlib.import_module(module_name)
+                module = import_module(module_name)
             except Exception as exc:  # as make_plugin_manager records a plugin that fails to import
                 if settings.strict_plugins:
                     raise PluginError(f"plugin '{short}' ({module_name}) failed to load: {exc}") from exc
