@@ -10,7 +10,7 @@ import os
 import time
 
 from mem_core.errors import MemError
-from mem_core.lazyre import lazy
+from mem_core.js.isodate import canonical_ms
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
@@ -42,6 +42,10 @@ def parse_ms(value: object) -> float | None:
         from mem_core.js.values import js_string
 
         value = js_string(value)
+    elif len(value) == 24:
+        fast = canonical_ms(value)
+        if fast is not None:
+            return fast
     return (_date_parse or _load_date_parse())(value)
 
 
@@ -56,14 +60,11 @@ def _load_date_parse() -> Callable[[str], float | None]:
     return date_parse
 
 
-_NOW_FORMAT = lazy(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
-
-
 def now_iso() -> str:
     """The invocation's clock: ``MEM_NOW`` if set, else the current UTC time."""
     pinned = os.environ.get("MEM_NOW")
     if pinned:
-        if not _NOW_FORMAT.match(pinned) or parse_ms(pinned) is None:
+        if canonical_ms(pinned) is None:
             raise MemError("MEM_NOW must be an ISO-8601 UTC timestamp like 2026-10-18T09:30:00.000Z.")
         return pinned
     return format_ms(time.time_ns() // 1_000_000)

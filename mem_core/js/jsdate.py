@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from mem_core.lazyre import lazy
+from mem_core.js.isodate import canonical_ms, days_from_civil
 
 __all__ = ["date_parse", "days_from_civil"]
 
@@ -334,46 +334,19 @@ def _es5(sc: _Scanner, day: _Day, tm: _Time, tz: _Zone) -> _Tok:
     return _Tok("end")
 
 
-def days_from_civil(y: int, m: int, d: int) -> int:
-    """Days from 1970-01-01 to the proleptic Gregorian date ``y-m-d`` (``d``
-    may run past the month's end: day 32 of January is February 1)."""
-    y -= m <= 2
-    era = y // 400  # floor division (the C formula truncates and adjusts)
-    yoe = y - era * 400
-    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
-
-
-_CANONICAL = lazy(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
-_day_cache: dict[str, int] = {}
-
-
-def _canonical_ms(value: str) -> float | None:
-    """The fast path for the one format mem and bmad-plus mem write,
-    ``YYYY-MM-DDTHH:MM:SS.sssZ``; ``None`` leaves it to the full parser."""
-    if not _CANONICAL.fullmatch(value):
-        return None
-    date = value[:10]
-    days = _day_cache.get(date)
-    if days is None:
-        month, day = int(value[5:7]), int(value[8:10])
-        if not (1 <= month <= 12 and 1 <= day <= 31):
-            return None
-        days = _day_cache[date] = days_from_civil(int(value[:4]), month, day)
-    hour, minute, second = int(value[11:13]), int(value[14:16]), int(value[17:19])
-    if minute > 59 or second > 59 or hour > 24 or (hour == 24 and (minute or second or value[20:23] != "000")):
-        return None
-    return float(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + int(value[20:23]))
-
-
 def date_parse(text: str) -> float | None:
     """Milliseconds since the epoch for ``text`` as ``Date.parse`` reads it,
     or ``None`` where it gives ``NaN``."""
-    if len(text) == 24 and text[19] == "." and text[23] == "Z" and text[10] == "T":
-        fast = _canonical_ms(text)
+    if len(text) == 24:
+        fast = canonical_ms(text)
         if fast is not None:
             return fast
+    return general_parse(text)
+
+
+def general_parse(text: str) -> float | None:
+    """:func:`date_parse` without the fast path for mem's own format (a
+    test holds :func:`mem_core.clock.canonical_ms` to it)."""
     sc = _Scanner(text)
     day, tm, tz = _Day(), _Time(), _Zone()
     token = _es5(sc, day, tm, tz)

@@ -19,7 +19,17 @@ def test_clock_format_has_milliseconds_and_z() -> None:
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", now_iso())
 
 
-@pytest.mark.parametrize("bad", ["yesterday", "2026-10-18", "2026-10-18T09:30:00Z"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "yesterday",
+        "2026-10-18",
+        "2026-10-18T09:30:00Z",
+        "2026-10-18T09:30:00.000Z\n",
+        "\u0662\u0660\u0662\u0666-10-18T09:30:00.000Z",
+        "2026-13-18T09:30:00.000Z",
+    ],
+)
 def test_an_invalid_mem_now_is_refused(monkeypatch: pytest.MonkeyPatch, bad: str) -> None:
     monkeypatch.setenv("MEM_NOW", bad)
     with pytest.raises(MemError, match="MEM_NOW"):

@@ -145,6 +145,8 @@ def _reaches(graph: dict[str, set[str]], start: str, goal: str) -> bool:
         "mem_core.js.jsdate",
         "mem_core.js.values",
         "mem_core.js.numbers",
+        "mem_core.js.numtext",
+        "mem_core.js.isodate",
         "mem_core.js.strings",
         "mem_core.js.jsonfmt",
         "mem_core.js.record",
