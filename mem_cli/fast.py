@@ -12,7 +12,7 @@ word after ``mem memories`` — goes to typer, which words the help, the error
 and its "Did you mean" hint exactly as before (:func:`run_fast` returns
 ``None``). So does every line where a plugin may be involved: the kernel the
 typer path builds (from the working directory's settings) would hold a
-plugin, or a plugin store might be chosen (:func:`mem_core.memories.core.plugins_free`).
+plugin, or a plugin store might be chosen (:func:`mem_core.memories.backend.plugins_free`).
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ def run_fast(command: str, args: Sequence[str], json_mode: bool) -> int | None:
     elif words:
         return None  # a subcommand of `mem memories`, or typer's error
     from mem_core.errors import MemError
-    from mem_core.memories.core import plugins_free
+    from mem_core.memories.backend import plugins_free
     from mem_core.settings import load_settings
 
     try:

@@ -148,7 +148,7 @@ def top_help(width: int | None = None) -> str:
 def can_render(args: list[str]) -> bool:
     """Whether ``mem <args>`` is the top-level help this module renders:
     ``--help`` or ``-h`` alone, stdout not a terminal, and no plugin that
-    could add a command (:func:`mem_core.memories.core.plugins_free` for
+    could add a command (:func:`mem_core.memories.backend.plugins_free` for
     the settings the typer path builds its kernel from)."""
     import sys
 
@@ -164,7 +164,7 @@ def can_render(args: list[str]) -> bool:
     except (AttributeError, ValueError):
         return False
     from mem_core.errors import MemError
-    from mem_core.memories.core import plugins_free
+    from mem_core.memories.backend import plugins_free
     from mem_core.settings import load_settings
 
     try:

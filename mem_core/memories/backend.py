@@ -16,6 +16,8 @@ database driver), so recall stays cheap in a project without a store.
 
 from __future__ import annotations
 
+import os
+
 from mem_core.errors import MemError
 from mem_core.settings import default_value
 
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     from mem_core.memories.interfaces import MemoryStore
     from mem_core.settings import Settings
 
-__all__ = ["choose_store"]
+__all__ = ["builtin_store", "choose_store", "plugins_free", "store_absent"]
 
 
 def choose_store(settings: Settings, stores: Registry[Any], directory: str, *, user: bool = False) -> type[MemoryStore]:
@@ -58,3 +60,64 @@ def choose_store(settings: Settings, stores: Registry[Any], directory: str, *, u
         known = ", ".join(stores.names()) or "none (no store plugin is loaded)"
         raise MemError(f"unknown memory store '{name}' (set {settings.where('store')} to one of: {known})")
     return stores.get(name).configure(settings)  # type: ignore[no-any-return]
+
+
+# -- the built-in stores, without importing them ---------------------------
+#
+# What ``choose_store`` answers when only the default plugins are registered
+# is known without importing either store plugin (each costs the start-up of
+# a whole ``mem write``): ``mem remember`` and ``recall`` in a project without
+# a store ask here first. A test holds the copied names equal to the stores'.
+
+#: the default plugins that register the built-in stores
+_STORE_PLUGINS = ("sqlite_store", "postgres_store")
+#: the built-in stores' names, as their plugins register them
+_STORE_NAMES = ("sqlite", "postgres")
+#: the file of a ``sqlite`` store (:data:`mem_plugins.stores.sqlite.FILE`)
+SQLITE_FILE = "memories.sqlite3"
+#: the marker of a ``postgres`` store (:data:`mem_plugins.stores.postgres.MARKER`)
+POSTGRES_MARKER = "memories.postgres.json"
+
+
+def plugins_free(settings: Settings) -> bool:
+    """Whether a kernel built from ``settings`` holds the default plugins
+    only (:func:`mem_core.kernel.discovery.defaults_only`), both built-in
+    stores among them."""
+    from mem_core.kernel.discovery import defaults_only
+
+    return not any(name in settings.disable_plugins for name in _STORE_PLUGINS) and defaults_only(settings)
+
+
+def _chosen(settings: Settings, user: bool) -> str | None:
+    """The store the ``store`` setting names where it counts (see the
+    module's docstring), else ``None``."""
+    layer = settings.layer("store")
+    return settings.store if layer != "default" and not (user and layer == "project") else None
+
+
+def builtin_store(settings: Settings, directory: str, *, user: bool) -> type[MemoryStore] | None:
+    """The built-in ``sqlite`` backend, when ``choose_store`` over the
+    default plugins provably chooses it for ``directory``: the ``store``
+    setting (where it counts) names ``sqlite`` or nothing, and no
+    ``postgres`` store is there. ``None`` otherwise."""
+    if _chosen(settings, user) not in (None, "sqlite"):
+        return None
+    if os.path.isfile(os.path.join(directory, POSTGRES_MARKER)):
+        return None
+    from mem_plugins.stores.sqlite import SqliteStore
+
+    return SqliteStore.configure(settings)
+
+
+def store_absent(kernel_settings: Settings, settings: Settings, directory: str, *, user: bool = False) -> bool:
+    """Whether ``directory`` provably holds no store that ``choose_store``
+    would open, asked without importing a store plugin: the kernel (built
+    from ``kernel_settings``) registers the built-in stores only
+    (:func:`plugins_free`), ``settings`` choose one of them or none, and
+    neither's file is there (as each backend's ``exists`` looks). ``False``
+    says nothing: ask :func:`choose_store`."""
+    if _chosen(settings, user) not in (None, *_STORE_NAMES) or not plugins_free(kernel_settings):
+        return False
+    return not os.path.lexists(os.path.join(directory, SQLITE_FILE)) and not os.path.isfile(
+        os.path.join(directory, POSTGRES_MARKER)
+    )

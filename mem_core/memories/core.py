@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
 from mem_core.js.strings import JS_SPACE, js_trim
+from mem_core.memories.backend import builtin_store, plugins_free
 from mem_core.memories.records import (
     CATEGORIES,
     DEFAULT_MIND,
@@ -533,36 +534,6 @@ def resolve_target(
         backend = choose_store(settings, kernel.stores, directory_path, user=user)
     mind_id = parse_mind(mind if mind is not None else settings.default_mind)
     return Target(settings, backend, directory_path, mind_id, kernel)
-
-
-#: the default plugins that register the built-in stores
-_STORE_PLUGINS = ("sqlite_store", "postgres_store")
-#: the marker of a ``postgres`` store (:data:`mem_plugins.stores.postgres.MARKER`; a test holds them alike)
-POSTGRES_MARKER = "memories.postgres.json"
-
-
-def plugins_free(settings: Settings) -> bool:
-    """Whether a kernel built from ``settings`` holds the default plugins
-    only (:func:`mem_core.kernel.discovery.defaults_only`), both built-in
-    stores among them."""
-    from mem_core.kernel.discovery import defaults_only
-
-    return not any(name in settings.disable_plugins for name in _STORE_PLUGINS) and defaults_only(settings)
-
-
-def builtin_store(settings: Settings, directory: str, *, user: bool) -> type[MemoryStore] | None:
-    """The built-in ``sqlite`` backend, when ``choose_store`` over the
-    default plugins provably chooses it for ``directory``: the ``store``
-    setting (where it counts) names ``sqlite`` or nothing, and no
-    ``postgres`` store is there. ``None`` otherwise."""
-    layer = settings.layer("store")
-    if layer != "default" and not (user and layer == "project") and settings.store != "sqlite":
-        return None
-    if os.path.isfile(os.path.join(directory, POSTGRES_MARKER)):
-        return None
-    from mem_plugins.stores.sqlite import SqliteStore
-
-    return SqliteStore.configure(settings)
 
 
 def _target(

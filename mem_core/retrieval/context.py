@@ -164,6 +164,18 @@ class SourceContext:
         note = self.note(root, relative, _split_note)
         return None if note is None else (note[0], list(note[1]))  # type: ignore[index]
 
+    def memory_store_absent(self) -> bool:
+        """Whether the project provably holds no structured-memory store,
+        learnt without importing a store plugin (only the built-in stores
+        are registered, and neither's file is there:
+        :func:`mem_core.memories.backend.store_absent`). ``False`` says
+        nothing: ask :meth:`memory_store`."""
+        from mem_core.memories.backend import store_absent
+        from mem_core.memories.records import PROJECT_STORE_DIR
+
+        directory = os.path.join(self._query.project, PROJECT_STORE_DIR)
+        return store_absent(self._kernel.settings, self._settings, directory)
+
     def memory_store(self) -> type[MemoryStore]:
         """The structured-memory backend class the project uses (settings and
         the registered stores decide; raises ``MemError`` when it cannot be

@@ -58,6 +58,8 @@ class StructuredMemories(NoteSource):
     order = 40
 
     def candidates(self, query: Query, context: SourceContext) -> Iterator[Candidate]:
+        if context.memory_store_absent():
+            return
         directory = os.path.join(query.project, PROJECT_STORE_DIR)
         try:
             backend = context.memory_store()

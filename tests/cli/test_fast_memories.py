@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from mem_cli import fast
+from mem_core.kernel.discovery import DEFAULT_PLUGINS
 from mem_core.memories import api
 
 REPO = Path(__file__).resolve().parents[2]
@@ -226,12 +227,17 @@ def test_what_the_fast_path_does_not_import(tmp_path: Path) -> None:
 
 
 def test_the_copies_agree_with_their_originals() -> None:
-    from mem_core.memories import core
+    from mem_core.memories import backend, core
     from mem_core.retrieval.api import parse_limit
     from mem_core.settings import default_value
-    from mem_plugins.stores.postgres import MARKER
+    from mem_plugins.stores import postgres, sqlite
 
-    assert core.POSTGRES_MARKER == MARKER and default_value("store") == "sqlite"
+    assert backend.POSTGRES_MARKER == postgres.MARKER and backend.SQLITE_FILE == sqlite.FILE
+    assert default_value("store") == "sqlite"
+    registered = [cls.name for module in (sqlite, postgres) for cls in module.mem_register_stores()]
+    assert tuple(registered) == backend._STORE_NAMES
+    assert backend._STORE_PLUGINS == ("sqlite_store", "postgres_store")
+    assert [DEFAULT_PLUGINS[name] for name in backend._STORE_PLUGINS] == [sqlite.__name__, postgres.__name__]
     for text in ("", "0", "3", " 3 ", "3.0", "0x3", "1e2", "-1", "x", "3.5", "Infinity", "0b1", "+4", 7, 0, "\u00a05"):
         try:
             expected: Any = parse_limit(text)
