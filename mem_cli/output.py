@@ -6,7 +6,6 @@ import re
 import sys
 from collections.abc import Callable
 
-from mem_core.js.jsonfmt import dumps
 from mem_core.lazyre import lazy
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
@@ -65,6 +64,8 @@ def err(text: str) -> None:
 
 def out_json(value: Any) -> None:
     """Indented JSON (``JSON.stringify(value, null, 2)``) on stdout."""
+    from mem_core.js.jsonfmt import dumps  # not at start-up: text output needs no json
+
     out(dumps(value.to_json() if hasattr(value, "to_json") else value, 2))
 
 
@@ -80,6 +81,8 @@ def show(value: Any, json_mode: bool, text: Callable[[Any], str]) -> None:
 def error(action: str, message: str, json_mode: bool) -> None:
     """The one error line of a failed command (mem-cli.md §0)."""
     if json_mode:
+        from mem_core.js.jsonfmt import dumps
+
         out(dumps({"error": message}))
     else:
         err(f"mem {action}: {one_line(message)}" if action else f"mem: {one_line(message)}")

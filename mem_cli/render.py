@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mem_core.errors import MemError
-from mem_core.js.jsonfmt import dumps, js_number, to_fixed
+from mem_core.js.numtext import js_number, to_fixed
 from mem_core.js.values import js_string
 from mem_core.retrieval.text import one_line
 
@@ -128,6 +128,8 @@ def reinforce(result: ReinforceResult) -> Iterator[str]:
 
     next_score = result.next
     yield f'mem reinforce: pattern "{result.pattern_id}"'
+    from mem_core.js.jsonfmt import dumps  # (text output imports json only where it shows some)
+
     yield f"  reward   {to_fixed(result.reward, 3)} (from {dumps(result.signals)})"
     yield (
         f"  elo      {js_to_fixed(result.previous_elo, 1, 'prevElo')}"
@@ -426,6 +428,8 @@ def _fixed(value: Any, digits: int) -> str:
 
 def _shown(text: Any) -> str:
     """A stored text on one line, control characters escaped (it is data)."""
+    from mem_core.js.jsonfmt import dumps
+
     return dumps(text)[1:-1] if isinstance(text, str) else js_string(text)
 
 

@@ -21,10 +21,10 @@ def run_action(action: str, call: Callable[[], int | None], json_mode: bool) -> 
     """
     import gc
 
-    from mem_core.files import lock
+    from mem_core.files import notices
 
     prefix = f"mem {action}: " if action else "mem: "
-    notifier = lock.set_notifier(lambda text: output.err(prefix + output.one_line(text)))
+    notifier = notices.set_notifier(lambda text: output.err(prefix + output.one_line(text)))
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -49,7 +49,7 @@ def run_action(action: str, call: Callable[[], int | None], json_mode: bool) -> 
         output.error(action, failure_message(exc), json_mode)
         return ExitCode.FAILURE
     finally:
-        lock.set_notifier(notifier)
+        notices.set_notifier(notifier)
         if collecting:
             gc.enable()
     return int(result) if isinstance(result, int) else ExitCode.OK

@@ -8,7 +8,9 @@
   processes and threads, re-entrant per thread.
 
 Every public name is re-exported here: ``from mem_core.files import read_text``.
-The modules import nothing heavy.
+The modules import nothing heavy, and the lock module (with :mod:`json`
+and :mod:`contextlib`) is imported when one of its names is first asked
+for: reading needs no lock.
 """
 
 from __future__ import annotations
@@ -36,7 +38,6 @@ from mem_core.files.layout import (
     PATTERN_SCORES,
     PROMOTIONS,
 )
-from mem_core.files.lock import LOCK_RETRY_SECONDS, LOCK_WAIT_SECONDS, LOCKED, hostname, new_token, writer_lock
 from mem_core.files.paths import (
     ESCAPES,
     NOT_NORMALIZED,
@@ -47,6 +48,19 @@ from mem_core.files.paths import (
     os_error_message,
     safe_file,
 )
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from mem_core.files.lock import (
+        LOCK_RETRY_SECONDS,
+        LOCK_WAIT_SECONDS,
+        LOCKED,
+        hostname,
+        new_token,
+        writer_lock,
+    )
 
 __all__ = [
     # layout
@@ -87,3 +101,14 @@ __all__ = [
     "LOCK_WAIT_SECONDS",
     "LOCK_RETRY_SECONDS",
 ]
+
+#: the names of :mod:`mem_core.files.lock`, imported on first use
+_LOCK_NAMES = frozenset({"writer_lock", "hostname", "new_token", "LOCKED", "LOCK_WAIT_SECONDS", "LOCK_RETRY_SECONDS"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LOCK_NAMES:
+        from mem_core.files import lock
+
+        return getattr(lock, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

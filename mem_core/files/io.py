@@ -11,9 +11,7 @@ import stat
 from collections.abc import Callable, Sequence
 
 from mem_core.errors import MemError
-from mem_core.files.lock import new_token, writer_lock
 from mem_core.files.paths import DISK_FULL, os_error_message, os_failure, safe_file
-from mem_core.js import jsonfmt
 from mem_core.lazyre import lazy
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
@@ -160,6 +158,9 @@ def append_record(root: str, relative: str, record: Any) -> Any:
     """Append ``record`` as one compact JSON line, under the writer lock. An
     append that cannot be written whole (a full disk) is cut back to the
     file's previous length: never a torn line."""
+    from mem_core.files.lock import writer_lock  # (reading imports neither the lock nor json)
+    from mem_core.js import jsonfmt
+
     with writer_lock(root):
         path = safe_file(root, relative)
         line = (jsonfmt.dumps(record) + "\n").encode("utf-8", "surrogatepass")
@@ -197,6 +198,9 @@ def write_json(root: str, relative: str, value: Any) -> bytes:
     """Replace a JSON file atomically (``JSON.stringify(value, null, 2)`` plus a
     final newline), under the writer lock; temporary files that killed
     writers left beside it are removed first. Returns the bytes written."""
+    from mem_core.files.lock import writer_lock
+    from mem_core.js import jsonfmt
+
     with writer_lock(root):
         safe_file(root, relative)  # an unsafe path is refused before the size is
         data = (jsonfmt.dumps(value, 2) + "\n").encode("utf-8", "surrogatepass")
@@ -209,6 +213,8 @@ def write_file(root: str, relative: str, data: bytes | Sequence[bytes]) -> None:
     written one after the other) as :func:`write_json` does: under the
     writer lock, refused over :data:`MAX_BYTES`, leftover temporary files
     removed first."""
+    from mem_core.files.lock import writer_lock
+
     with writer_lock(root):
         path = safe_file(root, relative)
         if (len(data) if isinstance(data, bytes) else sum(map(len, data))) > MAX_BYTES:
@@ -274,6 +280,8 @@ def replace_bytes(root: str, relative: str, data: bytes | Sequence[bytes]) -> No
     same folder, fsync, rename, fsync of the folder; the temporary file is
     removed when anything fails (an ``OSError`` is raised as it comes). A
     target that is not a regular file is refused (:data:`NOT_REGULAR`)."""
+    from mem_core.files.lock import new_token
+
     path = safe_file(root, relative)
     try:
         st = os.lstat(path)

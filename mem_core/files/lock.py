@@ -32,6 +32,7 @@ from contextlib import contextmanager
 
 from mem_core.errors import MemError
 from mem_core.files.layout import LOCK
+from mem_core.files.notices import say, set_notifier
 from mem_core.files.paths import os_error_message, os_failure, safe_file
 from mem_core.js import jsonfmt
 
@@ -153,27 +154,6 @@ _ORPHAN_SECONDS = 60.0
 
 #: the files replaced atomically only under the lock (their ``<name>.<uuid>.tmp``)
 _LOCKED_WRITES = ("pattern-scores.json.",)
-
-_notify: Any = None
-
-
-def set_notifier(notify: Any) -> Any:
-    """Route the one-line notices of the lock (a stale lock taken over) to
-    ``notify(text)``; returns the previous notifier. Without one they go to
-    stderr as ``mem: <text>``."""
-    global _notify
-    previous, _notify = _notify, notify
-    return previous
-
-
-def _say(text: str) -> None:
-    if _notify is not None:
-        _notify(text)
-        return
-    import sys
-
-    sys.stderr.write(f"mem: {text}\n")
-    sys.stderr.flush()
 
 
 def read_owner(path: str) -> tuple[bytes, Any, os.stat_result] | None:
@@ -392,7 +372,7 @@ def _acquire_file(root: str, deadline: float) -> tuple[str, bytes]:
             pid = stale_pid(found[1], found[2])
             if pid is not None:
                 if _take_over(lock_path, found[2]):
-                    _say(TOOK_OVER.format(pid=pid))
+                    say(TOOK_OVER.format(pid=pid))
                 continue
             if time.monotonic() >= deadline:
                 raise MemError(LOCKED) from None

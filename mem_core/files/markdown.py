@@ -4,17 +4,17 @@
 
 from __future__ import annotations
 
-import re
-
 from mem_core.files.layout import AGENTS_MEMORY_DIR, MEMORY_DIR
 from mem_core.js.strings import JS_SPACE, js_trim
+from mem_core.lazyre import lazy
 
 __all__ = ["NOTE_DIRS", "NOTE_FILES", "split_sections"]
 
 NOTE_DIRS = (MEMORY_DIR, AGENTS_MEMORY_DIR)
 NOTE_FILES = ("decisions.md", "lessons.md", "patterns.md")
 
-_HEADING = re.compile(f"###[{JS_SPACE}]+([^\\n\\r\\u2028\\u2029]*)")
+#: compiled when a note is first split (a recall served by the index splits none)
+_HEADING = lazy(f"###[{JS_SPACE}]+([^\\n\\r\\u2028\\u2029]*)")
 
 
 def split_sections(markdown: str) -> list[tuple[str, str]]:

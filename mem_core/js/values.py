@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from mem_core.js.jsonfmt import js_number
+from mem_core.js.numtext import js_number
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:

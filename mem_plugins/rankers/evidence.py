@@ -21,20 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mem_core.plugin import (
-    UNDEFINED,
-    Candidate,
-    MemError,
-    Query,
-    RankContext,
-    Ranker,
-    Scored,
-    digest,
-    hookimpl,
-    js_string,
-    prop,
-    strict_equal,
-)
+from mem_core.plugin import Candidate, MemError, Query, RankContext, Ranker, Scored, hookimpl
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
@@ -46,11 +33,6 @@ BOOST = 0.25
 #: ``computeReward({acceptance: true})``: an accepted outcome is full acceptance
 ACCEPTED_REWARD = 1
 UNVERIFIED = {"status": "unverified", "receiptIds": [], "boost": 0}
-
-
-def _anchor(receipt: Any) -> str:
-    memory = prop(receipt, "memory")
-    return js_string(prop(memory, "file")) + "\0" + js_string(prop(memory, "heading"))
 
 
 class EvidenceRanker(Ranker):
@@ -66,6 +48,14 @@ class EvidenceRanker(Ranker):
             raise MemError(PROJECT_ONLY)
 
     def rank(self, query: Query, candidates: Sequence[Candidate], context: RankContext) -> list[Scored]:
+        # JavaScript's values, when this ranker ranks: a recall by another
+        # ranker imports none of them (nor json, which they need)
+        from mem_core.plugin import UNDEFINED, digest, js_string, prop, strict_equal
+
+        def anchor(receipt: Any) -> str:
+            memory = prop(receipt, "memory")
+            return js_string(prop(memory, "file")) + "\0" + js_string(prop(memory, "heading"))
+
         position = {id(candidate): index for index, candidate in enumerate(candidates)}
         lexical = context.ranker("lexical").rank(query.replace(limit=len(candidates)), candidates, context)
         lexical.sort(key=lambda scored: position[id(scored.candidate)])  # back to the sources' order
@@ -79,7 +69,7 @@ class EvidenceRanker(Ranker):
                 if by_anchor is None:  # each note's receipts, in file order, found once
                     by_anchor = {}
                     for receipt in receipts:
-                        by_anchor.setdefault(_anchor(receipt), []).append(receipt)
+                        by_anchor.setdefault(anchor(receipt), []).append(receipt)
                 key = js_string(fields.get("sourceFile", UNDEFINED)) + "\0" + js_string(fields.get("ref", UNDEFINED))
                 matching = by_anchor.get(key, [])
             if not matching:

@@ -19,7 +19,6 @@ from mem_core.plugin import (
     IndexCorrupt,
     IndexedSource,
     Indexer,
-    JSONError,
     LazyCandidate,
     MemError,
     NoteSource,
@@ -32,8 +31,6 @@ from mem_core.plugin import (
     js_pow,
     js_string,
     js_trim,
-    json_dumps,
-    json_loads,
     parse_ms,
     truthy,
 )
@@ -41,6 +38,16 @@ from mem_core.plugin import (
 TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
+
+
+def _jsonfmt() -> Any:
+    """:mod:`mem_core.js.jsonfmt`, imported when a line is first parsed or
+    written: a recall served by the index may read no line at all, and
+    then imports no json."""
+    from mem_core.js import jsonfmt
+
+    return jsonfmt
+
 
 #: an ISO-8601 UTC time, which ``Date.parse`` reads the same in every time zone
 _UTC = lazy(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,3})?Z\Z")
@@ -203,6 +210,7 @@ class _JournalIndexer(Indexer):
     lines = True
 
     def build(self, data: bytes, base: int) -> Built:
+        jsonfmt = _jsonfmt()
         docs: list[Doc] = []
         signals_json = _SignalsJSON()
         offset = base
@@ -213,8 +221,8 @@ class _JournalIndexer(Indexer):
             if not line:
                 continue
             try:
-                event = json_loads(line)
-            except JSONError:
+                event = jsonfmt.loads(line)
+            except jsonfmt.JSONError:
                 return Built(None)
             if event is None:
                 return Built(None)
@@ -275,7 +283,7 @@ def _indexed_candidates(indexed: IndexedSource, query: Query) -> Iterator[Candid
 
     def load(i: int) -> tuple[str, dict[str, Any]]:
         line = js_trim(indexed.read(starts[i], sizes[i]).decode("utf-8"))
-        event = json_loads(line)
+        event = _jsonfmt().loads(line)
         if not isinstance(event, dict):
             raise IndexCorrupt(indexed.path or "")
         scored, ref = _event_text(event, signals_json)
@@ -309,14 +317,15 @@ def parse_lines(text: str, keep: Callable[[str], bool] | None = None) -> list[di
         lines = [line for line in lines if keep(line)]
     if not lines:
         return []
+    jsonfmt = _jsonfmt()
     try:  # the common case, every line valid: one parse for the whole file
-        values = json_loads("[" + ",".join(lines) + "]")
-    except JSONError:
+        values = jsonfmt.loads("[" + ",".join(lines) + "]")
+    except jsonfmt.JSONError:
         values = []
         for line in lines:
             try:
-                values.append(json_loads(line))
-            except JSONError:
+                values.append(jsonfmt.loads(line))
+            except jsonfmt.JSONError:
                 continue
     else:
         if len(values) != len(lines):  # a line like `1,2` joined into two values
@@ -327,9 +336,10 @@ def parse_lines(text: str, keep: Callable[[str], bool] | None = None) -> list[di
 
 
 def _one(line: str) -> list[Any]:
+    jsonfmt = _jsonfmt()
     try:
-        return [json_loads(line)]
-    except JSONError:
+        return [jsonfmt.loads(line)]
+    except jsonfmt.JSONError:
         return []
 
 
@@ -382,7 +392,7 @@ class _SignalsJSON:
         key = repr(signals)  # unambiguous for parsed JSON (True vs 1, 1.0 vs 1)
         cached = self._seen.get(key)
         if cached is None:
-            cached = self._seen[key] = json_dumps(signals)
+            cached = self._seen[key] = _jsonfmt().dumps(signals)
         return cached
 
 

@@ -75,6 +75,6 @@ def test_array_index_keys_come_first_as_in_a_javascript_object() -> None:
 )
 @settings(max_examples=3000, deadline=None)
 def test_the_positional_shortcut_writes_what_the_digits_do(x: float) -> None:
-    from mem_core.js.jsonfmt import _number_from_digits
+    from mem_core.js.numtext import _number_from_digits
 
     assert js_number(x) == _number_from_digits(repr(x))
