@@ -25,6 +25,9 @@ __all__ = ["Parsed", "parse", "suggest", "similar", "did_you_mean"]
 #: commander takes a word that looks like a negative number for an argument,
 #: not an option (``mem recall cache -5``)
 _NEGATIVE_NUMBER = lazy(r"-(?:[0-9]+|[0-9]*\.[0-9]+)(?:e[+-]?[0-9]+)?")
+#: what the second character of a negative number can be (an option's is
+#: none of them: the pattern is compiled only for a value like ``-3``)
+_NUMBER_START = frozenset("0123456789.")
 
 
 class Parsed:
@@ -89,7 +92,7 @@ def parse(args: Sequence[str], extra: Sequence[Option] = ()) -> Parsed:
         if token in ("-h", "--help"):
             parsed.help = True
             continue
-        if len(token) > 1 and token.startswith("-") and not _NEGATIVE_NUMBER.fullmatch(token):
+        if len(token) > 1 and token[0] == "-" and not (token[1] in _NUMBER_START and _NEGATIVE_NUMBER.fullmatch(token)):
             if token.startswith("--"):
                 name, eq, inline = token.partition("=")
             else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from mem_core.js.strings import JS_SPACE, js_trim, utf16_len, utf16_prefix
+from mem_core.lazyre import lazy
 
 __all__ = [
     "tokenize",
@@ -19,7 +20,9 @@ __all__ = [
     "Terms",
 ]
 
-_SPACE_RUN = re.compile(f"[{JS_SPACE}]+")
+_SPACE_RUN = lazy(f"[{JS_SPACE}]+")
+#: the ASCII characters Python's ``str.split`` takes for white space and JavaScript's ``\s`` does not
+_NOT_JS_SPACE = ("\x1c", "\x1d", "\x1e", "\x1f")
 # The reference uses /[^a-z0-9àâäéèêëïîôöùûüç_-]+/i; both cases are listed
 # explicitly because Python's IGNORECASE also folds ı, ſ and K, JavaScript's does not.
 # Splitting on runs of other characters and dropping tokens shorter than two
@@ -79,7 +82,10 @@ class Terms:
 def one_line(text: str, limit: int = 120) -> str:
     """Collapse white space runs, trim, and cut to ``limit`` UTF-16 units
     (``limit - 1`` and ``…``), as ``bmad-plus mem`` does."""
-    flat = js_trim(_SPACE_RUN.sub(" ", text))
+    if text.isascii() and not any(c in text for c in _NOT_JS_SPACE):
+        flat = " ".join(text.split())  # the same, for these texts, without the pattern
+    else:
+        flat = js_trim(_SPACE_RUN.sub(" ", text))
     if utf16_len(flat) > limit:
         return utf16_prefix(flat, limit - 1) + "…"
     return flat
