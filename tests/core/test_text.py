@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import math
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mem_core.files.markdown import split_sections
 from mem_core.js.strings import js_trim
@@ -53,3 +57,18 @@ def test_one_line_collapses_white_space_and_cuts_at_120_characters() -> None:
 def test_trim_is_javascript_trim() -> None:
     assert js_trim("\ufeff\u00a0 a \u2028") == "a"
     assert js_trim("\x1c a") == "\x1c a"  # not white space in JavaScript
+
+
+_SPACEY = st.text(alphabet=st.sampled_from("ab \t\n\v\f\r\x1c\x1d\x1e\x1f\x85\xa0\u2028\ufeff\u3000é"), max_size=40)
+
+
+@given(_SPACEY, st.integers(min_value=2, max_value=30))
+def test_one_line_collapses_what_javascript_calls_white_space(text: str, limit: int) -> None:
+    """The ASCII shortcut (``str.split``) and the pattern agree: only
+    JavaScript's white space is collapsed, never ``\\x1c``-``\\x1f`` or
+    ``\\x85``, which Python's ``str.split`` would take too."""
+    from mem_core.js.strings import JS_SPACE, utf16_len, utf16_prefix
+
+    flat = js_trim(re.sub(f"[{JS_SPACE}]+", " ", text))
+    expected = flat if utf16_len(flat) <= limit else utf16_prefix(flat, limit - 1) + "…"
+    assert one_line(text, limit) == expected
