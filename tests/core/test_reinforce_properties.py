@@ -124,7 +124,9 @@ words = st.one_of(
 def _check_files(project: Path) -> None:
     promotions = project / ".bmad/memory/promotions.ndjson"
     if promotions.exists():
-        for line in promotions.read_text().splitlines():
+        # lines end at "\n" only: str.splitlines would also cut at the U+0085
+        # or U+2028 a pattern name may hold (JSON.stringify leaves them raw)
+        for line in filter(None, promotions.read_text().split("\n")):
             record = json.loads(line)
             assert (record["status"], record["approvedBy"], record["approvedAt"]) == ("PROPOSED", None, None)
             assert (record["fromStatus"], record["toStatus"], record["governedBy"]) == (
