@@ -230,59 +230,95 @@ def _best_of_block(
 ) -> None:
     """The lexical scores of (at least) the ``limit`` best texts of a block
     whose candidates all weigh 1 — no other text of it can reach the top
-    ``limit`` of the recall, since that many of its own come before it —
-    found without scoring every text that holds a query word (the
-    threshold algorithm: the groups of texts holding each query word are
-    visited best first, and the visit stops once no text left unseen can
-    beat the ``limit``-th best seen). Each text seen is scored with the
-    operations of :func:`_block_buckets`, so the scores are the same bits."""
+    ``limit`` of the recall, since that many of its own come before it;
+    every text tied with the ``limit``-th is kept, for ties are broken by
+    position later.
+
+    The texts holding every query word the block holds are scored first:
+    coverage multiplies a score, so when ``limit`` of them score above what
+    any text holding fewer words can reach (its words found as often as
+    the most frequent of them anywhere in the block, in the block's
+    shortest text), the others are never scored. Each text is scored with
+    the operations of :func:`_block_buckets`, so the scores are the same
+    bits."""
     index = block.index
     width = len(tokens)
-    lengths = index.lengths
-    sqrt = math.sqrt
-    counts = [index.counts(q) for q in tokens]
-    # per word: its groups of texts, best contribution first
-    lists = []
+    plus = _plus_log
+    held_by: list[dict[int, int]] = []
     for q in tokens:
-        groups = sorted(index.groups(q), key=lambda g: _one_plus_log(g[0]) / sqrt(g[1]), reverse=True)
-        lists.append(groups)
-    heads = [0] * width
-    seen: set[int] = set()
-    best: list[float] = []  # min-heap of the `limit` best scores seen
-    scored: list[tuple[float, int, Collection[int]]] = []
-    while True:
-        bound = 0.0
-        for w in range(width):
-            if heads[w] < len(lists[w]):
-                f, length, _positions = lists[w][heads[w]]
-                bound += _one_plus_log(f) / sqrt(length)
-        if bound == 0.0:
-            break  # every group visited
-        if len(best) >= limit and best[0] > bound * (1 + 1e-9):
-            break  # a text not seen yet scores at most `bound` (coverage ≤ 1): below the `limit` best
-        for w in range(width):  # one group of each word, round robin
-            if heads[w] >= len(lists[w]):
-                continue
-            _f, _length, positions = lists[w][heads[w]]
-            heads[w] += 1
-            for position in positions:
-                if position in seen:
-                    continue
-                seen.add(position)
-                hits = 0.0
-                matched = 0
-                for held in counts:
-                    f = held.get(position)
-                    if f is not None:
-                        hits += _one_plus_log(f)
-                        matched += 1
-                score = (hits * (matched / width)) / sqrt(lengths[position])
-                scored.append((score, number, (position,)))
-                if len(best) < limit:
-                    heapq.heappush(best, score)
-                elif score > best[0]:
-                    heapq.heapreplace(best, score)
-    buckets.extend(scored)
+        counts = index.counts(q)
+        if counts:
+            for f in set(counts.values()):
+                if f not in plus:
+                    _one_plus_log(f)
+            held_by.append(counts)
+    if not held_by:
+        return
+    lengths = index.lengths
+    if len(held_by) == 1:
+        _keep_best(_scored(held_by[0], held_by, width, lengths), number, buckets, limit)
+        return
+    full = set(held_by[0]).intersection(*held_by[1:])
+    scored = _scored_holding_all(full, held_by, width, lengths)
+    if len(scored) >= limit:
+        fewer = len(held_by) - 1
+        most = sorted((plus[max(counts.values())] for counts in held_by), reverse=True)[:fewer]
+        # (a text holding a word is at least one token long; an empty one holds none)
+        reach = (sum(most) * (fewer / width)) / math.sqrt(max(min(lengths), 1))
+        if heapq.nlargest(limit, [score for score, _ in scored])[-1] > reach * (1 + 1e-9):
+            _keep_best(scored, number, buckets, limit)
+            return
+    rest = set(held_by[0]).union(*held_by[1:])
+    rest -= full
+    _keep_best(scored + _scored(rest, held_by, width, lengths), number, buckets, limit)
+
+
+def _scored(
+    positions: Collection[int], held_by: list[dict[int, int]], width: int, lengths: Sequence[int]
+) -> list[tuple[float, int]]:
+    """``(score, position)`` of each text at ``positions``, its counts of the
+    query words in ``held_by`` (in query order)."""
+    plus = _plus_log
+    sqrt = math.sqrt
+    scored = []
+    for position in positions:
+        hits = 0.0
+        matched = 0
+        for counts in held_by:
+            f = counts.get(position)
+            if f is not None:
+                hits += plus[f]
+                matched += 1
+        scored.append(((hits * (matched / width)) / sqrt(lengths[position]), position))
+    return scored
+
+
+def _scored_holding_all(
+    positions: Collection[int], held_by: list[dict[int, int]], width: int, lengths: Sequence[int]
+) -> list[tuple[float, int]]:
+    """:func:`_scored` of texts that hold every word of ``held_by`` (the
+    same sums in the same order: ``0.0 + x`` is ``x``)."""
+    plus = _plus_log
+    sqrt = math.sqrt
+    share = len(held_by) / width
+    if len(held_by) == 2:
+        a, b = held_by
+        return [(((plus[a[p]] + plus[b[p]]) * share) / sqrt(lengths[p]), p) for p in positions]
+    if len(held_by) == 3:
+        a, b, c = held_by
+        return [(((plus[a[p]] + plus[b[p]] + plus[c[p]]) * share) / sqrt(lengths[p]), p) for p in positions]
+    return _scored(positions, held_by, width, lengths)
+
+
+def _keep_best(
+    scored: list[tuple[float, int]], number: int, buckets: list[tuple[float, int, Collection[int]]], limit: int
+) -> None:
+    """The texts of ``scored`` scoring at least the ``limit``-th best, as buckets."""
+    if len(scored) > limit:
+        least = heapq.nlargest(limit, [score for score, _ in scored])[-1]
+        buckets.extend((score, number, (position,)) for score, position in scored if score >= least)
+    else:
+        buckets.extend((score, number, (position,)) for score, position in scored)
 
 
 class LexicalRanker(Ranker):

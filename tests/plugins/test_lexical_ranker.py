@@ -95,19 +95,28 @@ def _blocks(specs, layout, tokens):
             )
         if indexed:
             index = TermIndex(c.terms for c in made)
-            parts.append(CandidateBlock(index, made.__getitem__, tokens=tokens))
+            # a block of candidates that all weigh 1 says so, as the note sources' do
+            unit = all(weight == 1.0 and not lazy for _, (_words, weight, lazy) in chunk)
+            parts.append(CandidateBlock(index, made.__getitem__, tokens=tokens, unit_weight=unit))
         else:
             parts.append(made)
     return Candidates(parts), calls
 
 
-block_specs = st.lists(
-    st.tuples(
-        st.lists(st.sampled_from(TOKENS), min_size=0, max_size=8),
-        st.one_of(st.sampled_from([1.0, 0.5, 0.25, 0.0]), st.floats(0, 1)),
-        st.booleans(),
+block_specs = st.one_of(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(TOKENS), min_size=0, max_size=8),
+            st.one_of(st.sampled_from([1.0, 0.5, 0.25, 0.0]), st.floats(0, 1)),
+            st.booleans(),
+        ),
+        max_size=60,
     ),
-    max_size=60,
+    # notes: every candidate weighs 1 (the blocks' unit-weight path, with ties)
+    st.lists(
+        st.tuples(st.lists(st.sampled_from(TOKENS[:4]), min_size=0, max_size=6), st.just(1.0), st.just(False)),
+        max_size=80,
+    ),
 )
 layouts = st.lists(st.tuples(st.integers(1, 20), st.booleans()), min_size=1, max_size=6)
 query_words = st.lists(st.sampled_from(TOKENS), min_size=0, max_size=5, unique=True)
