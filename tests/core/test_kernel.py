@@ -418,3 +418,40 @@ def test_the_actions_import_no_pluggy_nor_typing_when_only_default_plugins_are_i
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, check=True)
     # nor typing (mem_core.generic, the TYPE_CHECKING idiom): its import is a tenth of a write
     assert out.stdout.splitlines()[-1] == "0 False False False"
+
+
+def test_a_recall_served_by_the_index_imports_no_json_lock_store_nor_date_parser(tmp_path: Path) -> None:
+    """What a warm recall whose results are notes needs: no line parsed
+    (json), no lock taken, no store plugin (there is no store), no general
+    date parser (the clock is in mem's own form), no importlib package."""
+    project = tmp_path / "project"
+    notes = project / ".agents" / "memory"
+    notes.mkdir(parents=True)
+    (notes / "lessons.md").write_text("# Lessons\n\n### Cache keys\nkeep cache keys short\n", encoding="utf-8")
+    journal = project / ".bmad" / "memory" / "journal.ndjson"
+    journal.parent.mkdir(parents=True)
+    journal.write_text('{"ts":"2026-11-01T00:00:00.000Z","agent":"a","task":"deploy","outcome":"ok"}\n')
+    heavy = (
+        "json",
+        "importlib",
+        "mem_core.files.lock",
+        "mem_core.js.jsdate",
+        "mem_core.js.record",
+        "mem_plugins.stores.sqlite",
+        "mem_plugins.stores.postgres",
+    )
+    code = (
+        "import sys\n"
+        "from mem_cli.main import main\n"
+        f"code = main(['recall', 'cache', '-d', {str(project)!r}])\n"
+        f"print(code, [name for name in {heavy!r} if name in sys.modules])\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "MEM_DISABLE_PLUGINS": "testranker", "MEM_NOW": "2026-11-30T12:00:00.000Z"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, check=True)
+        for _ in range(2)  # the first builds the index
+    ]
+    assert "1. [" in runs[1].stdout and "lessons.md § Cache keys" in runs[1].stdout
+    assert runs[1].stdout.splitlines()[-1] == "0 []"
+    assert "json" in runs[0].stdout.splitlines()[-1]  # reading the files to index them parses the journal
