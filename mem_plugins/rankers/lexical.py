@@ -245,24 +245,28 @@ def _best_of_block(
     width = len(tokens)
     plus = _plus_log
     held_by: list[dict[int, int]] = []
+    most_often: list[int] = []  # each word's largest count in the block
     for q in tokens:
         counts = index.counts(q)
         if counts:
-            for f in set(counts.values()):
+            top = max(counts.values())
+            for f in range(1, top + 1):  # (counts are at least 1)
                 if f not in plus:
                     _one_plus_log(f)
             held_by.append(counts)
+            most_often.append(top)
     if not held_by:
         return
     lengths = index.lengths
     if len(held_by) == 1:
         _keep_best(_scored(held_by[0], held_by, width, lengths), number, buckets, limit)
         return
-    full = set(held_by[0]).intersection(*held_by[1:])
+    rarest = min(held_by, key=len)
+    full = set(rarest).intersection(*(counts for counts in held_by if counts is not rarest))
     scored = _scored_holding_all(full, held_by, width, lengths)
     if len(scored) >= limit:
         fewer = len(held_by) - 1
-        most = sorted((plus[max(counts.values())] for counts in held_by), reverse=True)[:fewer]
+        most = sorted((plus[top] for top in most_often), reverse=True)[:fewer]
         # (a text holding a word is at least one token long; an empty one holds none)
         reach = (sum(most) * (fewer / width)) / math.sqrt(max(min(lengths), 1))
         if heapq.nlargest(limit, [score for score, _ in scored])[-1] > reach * (1 + 1e-9):
