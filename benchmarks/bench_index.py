@@ -11,7 +11,9 @@ then the ``mem hook`` medians of ``bench_hooks.py``.
   (every file at the store's 2 MiB limit), recalled with ``--scope portfolio``.
 
 Each row gives the median wall time and the median CPU time (user + system
-of the child: steadier on a shared machine) of ``--runs`` runs. Judged:
+of the child: steadier on a shared machine) of ``--runs`` runs; the warm
+runs and ``python -c pass`` run once per round, in turn (the unindexed
+runs likewise, apart), so that the ratios compare runs under the same load. Judged:
 warm-index recall on 2 MB ≤ 4× ``python -c pass``; 20 MB ≤ 2× 2 MB.
 Each warm run's output is checked equal to the unindexed one.
 
@@ -84,20 +86,29 @@ def corpus_bytes(*roots: Path) -> int:
     return sum(p.stat().st_size for root in roots for p in root.rglob("*") if p.is_file())
 
 
-def measure(cmd: list[str], runs: int, env: dict[str, str]) -> tuple[float, float, bytes]:
-    """Median wall and CPU milliseconds of ``runs`` runs, and the output."""
-    out = subprocess.run(cmd, env=env, capture_output=True).stdout  # warm up (and build the index)
-    walls, cpus = [], []
+def measure(commands: dict[str, tuple[list[str], dict[str, str]]], runs: int) -> dict[str, tuple[float, float, bytes]]:
+    """Median wall and CPU milliseconds of ``runs`` runs of each command, and
+    its output. The commands run round by round (each once per round, in
+    turn), so that a change in the machine's load hits every one alike and
+    the ratios between them hold (this machine is shared: a row measured
+    after another may meet another load)."""
+    outs = {label: subprocess.run(cmd, env=env, capture_output=True).stdout for label, (cmd, env) in commands.items()}
+    walls: dict[str, list[float]] = {label: [] for label in commands}
+    cpus: dict[str, list[float]] = {label: [] for label in commands}
     for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        proc = subprocess.run(cmd, env=env, capture_output=True)
-        walls.append(time.perf_counter() - started)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-        if proc.returncode != 0 or proc.stdout != out:
-            raise SystemExit(f"benchmark command failed or changed its output: {' '.join(cmd)}")
-    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000, out
+        for label, (cmd, env) in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            proc = subprocess.run(cmd, env=env, capture_output=True)
+            walls[label].append(time.perf_counter() - started)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[label].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+            if proc.returncode != 0 or proc.stdout != outs[label]:
+                raise SystemExit(f"benchmark command failed or changed its output: {' '.join(cmd)}")
+    return {
+        label: (statistics.median(walls[label]) * 1000, statistics.median(cpus[label]) * 1000, outs[label])
+        for label in commands
+    }
 
 
 def instructions(cmd: list[str], env: dict[str, str], stdin: bytes = b"") -> float:
@@ -135,8 +146,6 @@ def main(argv: list[str] | None = None) -> int:
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: with bytecode, kept outside the tree
         env["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
         off_env = dict(env, MEM_RECALL_INDEX="0")
-        pass_wall, pass_cpu, _ = measure([sys.executable, "-c", "pass"], args.runs, env)
-        pass_ir = instructions([sys.executable, "-c", "pass"], env) if args.instructions else None
         small, medium, large, brain = base / "small", base / "medium", base / "large", base / "brain"
         for root in (small, medium, large):
             root.mkdir()
@@ -148,13 +157,26 @@ def main(argv: list[str] | None = None) -> int:
             ("2 MB", medium, [], (medium,)),
             ("20 MB", large, ["--scope", "portfolio", "--portfolio", str(brain)], (large, brain)),
         ]
-        for label, root, extra, roots in cases:
+        # the judged rows (warm, and python -c pass) interleaved among
+        # themselves; the unindexed runs, seconds long, apart: between two
+        # warm runs they would leave the caches to the next one cold
+        warm: dict[str, tuple[list[str], dict[str, str]]] = {"pass": ([sys.executable, "-c", "pass"], env)}
+        cold: dict[str, tuple[list[str], dict[str, str]]] = {}
+        for label, root, extra, _roots in cases:
             cmd = [*mem, "recall", *QUERY, "-d", str(root), *extra]
-            cold_wall, cold_cpu, cold_out = measure(cmd, args.runs, off_env)
-            warm_wall, warm_cpu, warm_out = measure(cmd, args.runs, env)
+            cold[f"{label} cold"] = (cmd, off_env)
+            warm[f"{label} warm"] = (cmd, env)  # (its first run, before the rounds, builds the index)
+        commands = {**warm, **cold}
+        timed = {**measure(cold, args.runs), **measure(warm, args.runs)}
+        pass_wall, pass_cpu, _ = timed["pass"]
+        pass_ir = instructions([sys.executable, "-c", "pass"], env) if args.instructions else None
+        for label, _root, _extra, roots in cases:
+            cold_wall, cold_cpu, cold_out = timed[f"{label} cold"]
+            warm_wall, warm_cpu, warm_out = timed[f"{label} warm"]
             if warm_out != cold_out:
                 raise SystemExit(f"the index changed the output on the {label} corpus")
             if pass_ir is not None:
+                cmd = commands[f"{label} warm"][0]
                 cold_ir, warm_ir = instructions(cmd, off_env), instructions(cmd, env)
                 irs.append({"corpus": label, "no_index_mi": round(cold_ir), "warm_index_mi": round(warm_ir),
                             "warm_x_pass": round(warm_ir / pass_ir, 2)})  # fmt: skip
@@ -173,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     results["python_c_pass_ms"] = round(pass_wall, 1)
     results["python_c_pass_cpu_ms"] = round(pass_cpu, 1)
     results["rows"] = rows
-    print(f"mem recall index benchmark — python {results['python']}, median of {args.runs} runs")
+    print(f"mem recall index benchmark — python {results['python']}, median of {args.runs} interleaved runs")
     print(f"python -c pass: {pass_wall:.1f} ms wall, {pass_cpu:.1f} ms CPU")
     print(
         f"{'corpus':<8} {'bytes':>10} {'no index':>10} {'(cpu)':>7} {'warm':>8} {'(cpu)':>7} {'× pass':>7} {'cpu×':>6}"
