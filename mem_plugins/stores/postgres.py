@@ -82,6 +82,8 @@ __all__ = ["PostgresStore", "DSN_ENV", "MARKER", "MIGRATIONS", "SCHEMA_VERSION",
 DSN_ENV = "MEM_POSTGRES_DSN"
 #: the file in a store's directory that names its namespace on the server
 MARKER = "memories.postgres.json"
+#: ``psycopg.pq.TransactionStatus.IDLE``: no transaction open (psycopg is imported only to connect)
+_IDLE = 0
 MARKER_MAX_BYTES = 64 * 1024
 LOCK_TIMEOUT_SECONDS = 30
 CONNECT_TIMEOUT_SECONDS = 10
@@ -662,11 +664,54 @@ class PostgresStore(MemoryStore):
         )
         return ["m.store = %s", *conditions], [self._store_id, *params]
 
-    def query(self, where: MemoryFilter) -> list[dict[str, Any]]:
+    def _query_sql(self, where: MemoryFilter) -> tuple[str, list[Any]]:
         conditions, params = self._where(where)
         order = ("m.expires_at, " if where.expires_before is not None else "") + _ORDER
         sql = f"SELECT {_M_FIELDS} FROM mem_memories m WHERE {' AND '.join(conditions)} ORDER BY {order} LIMIT %s"
-        return [_record(row) for row in self._rows(sql, [*params, where.limit])]
+        return sql, [*params, where.limit]
+
+    def query(self, where: MemoryFilter) -> list[dict[str, Any]]:
+        return [_record(row) for row in self._rows(*self._query_sql(where))]
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """One read-only ``REPEATABLE READ`` transaction: the count, the
+        signed memories and the rows of ``mem context`` see one snapshot,
+        and :meth:`iter_query` streams through a cursor on the server.
+        Inside a transaction already (a writer's), that one serves."""
+        conn = self._connection()
+        if self._in_transaction or conn.info.transaction_status != _IDLE:
+            yield
+            return
+        with self._errors(), conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield
+
+    def iter_query(self, where: MemoryFilter) -> Iterator[dict[str, Any]]:
+        """:meth:`query`'s rows, 64 at a time from a cursor on the server
+        when a transaction is open (:meth:`reading`): a reader that stops
+        early (``mem context`` within its budget) never has the others sent,
+        and memory stays bounded whatever the mind holds. Outside a
+        transaction (a cursor on the server needs one), :meth:`query`'s list."""
+        conn = self._connection()
+        if conn.info.transaction_status == _IDLE:
+            yield from self.query(where)
+            return
+        sql, params = self._query_sql(where)
+        cursor = conn.cursor(name=f"mem_rows_{os.urandom(6).hex()}")
+        try:
+            with self._errors():
+                cursor.execute(sql, params)
+            while True:
+                with self._errors():
+                    rows = cursor.fetchmany(64)
+                if not rows:
+                    return
+                for row in rows:
+                    yield _record(row)
+        finally:
+            with self._errors():
+                cursor.close()
 
     def count(self, where: MemoryFilter) -> int:
         conditions, params = self._where(where)

@@ -439,3 +439,52 @@ def test_a_reader_of_a_database_from_before_signatures_reads_what_step_4_will_wr
     with backend.open(str(tmp_path / "a"), create=False) as store:
         assert store.schema_version == postgres_store.SCHEMA_VERSION
         assert store.signatures_of([verified["id"], plain["id"]]) == read
+
+
+# -- streaming: mem context reads only as far as its budget -------------------
+
+
+def test_rows_stream_from_a_cursor_on_the_server_inside_a_read(backend: type[PostgresStore], tmp_path: Path) -> None:
+    """Inside :meth:`reading` the rows come from a cursor on the server, 64
+    at a time: stopping early leaves the rest unsent and closes the cursor;
+    outside a transaction the answer is the same list."""
+    directory = tmp_path / "store"
+    records = [record(key=f"k{n:03d}", content=f"memory {n}") for n in range(150)]
+    with backend.open(str(directory), create=True) as store:
+        insert(store, *records)
+    expected = [r["id"] for r in sort_records(records)]
+    where = MemoryFilter(now=NOW, mind_id="default")
+    with backend.open_read_only(str(directory)) as store:
+        conn = store._conn
+        assert conn is not None
+
+        def open_cursors() -> int:
+            return int(conn.execute("SELECT count(*) FROM pg_cursors").fetchone()[0])
+
+        assert [r["id"] for r in store.iter_query(where)] == expected  # no transaction: the list
+        with store.reading():
+            rows = store.iter_query(where)
+            first = [next(rows)["id"] for _ in range(3)]
+            assert open_cursors() == 1  # the rows come from the server as they are read
+            rows.close()
+            assert open_cursors() == 0
+            assert first == expected[:3]
+            assert [r["id"] for r in store.iter_query(where)] == expected  # and all of them, streamed
+            assert open_cursors() == 0
+        assert conn.info.transaction_status == 0  # the read transaction is over
+
+
+def test_a_read_sees_one_snapshot(backend: type[PostgresStore], tmp_path: Path, dsn: str) -> None:
+    """The count and the rows of one :meth:`reading` agree even when a
+    writer commits between them."""
+    directory = tmp_path / "store"
+    with backend.open(str(directory), create=True) as store:
+        insert(store, record(key="first"))
+    where = MemoryFilter(now=NOW, mind_id="default")
+    with backend.open_read_only(str(directory)) as reader, reader.reading():
+        counted = reader.count(where)
+        with backend.open(str(directory), create=False) as writer:
+            insert(writer, record(key="second"))
+        assert counted == 1 and [r["key"] for r in reader.iter_query(where)] == ["first"]
+    with backend.open_read_only(str(directory)) as reader:
+        assert reader.count(where) == 2
