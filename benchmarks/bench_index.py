@@ -166,7 +166,6 @@ def main(argv: list[str] | None = None) -> int:
             cmd = [*mem, "recall", *QUERY, "-d", str(root), *extra]
             cold[f"{label} cold"] = (cmd, off_env)
             warm[f"{label} warm"] = (cmd, env)  # (its first run, before the rounds, builds the index)
-        commands = {**warm, **cold}
         timed = {**measure(cold, args.runs), **measure(warm, args.runs)}
         pass_wall, pass_cpu, _ = timed["pass"]
         pass_ir = instructions([sys.executable, "-c", "pass"], env) if args.instructions else None
@@ -176,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             if warm_out != cold_out:
                 raise SystemExit(f"the index changed the output on the {label} corpus")
             if pass_ir is not None:
-                cmd = commands[f"{label} warm"][0]
+                cmd = warm[f"{label} warm"][0]
                 cold_ir, warm_ir = instructions(cmd, off_env), instructions(cmd, env)
                 irs.append({"corpus": label, "no_index_mi": round(cold_ir), "warm_index_mi": round(warm_ir),
                             "warm_x_pass": round(warm_ir / pass_ir, 2)})  # fmt: skip

@@ -42,22 +42,22 @@ def parse_ms(value: object) -> float | None:
         from mem_core.js.values import js_string
 
         value = js_string(value)
-    elif len(value) == 24:
+    if len(value) == 24:  # (date_parse's own fast path, without importing jsdate)
         fast = canonical_ms(value)
         if fast is not None:
             return fast
-    return (_date_parse or _load_date_parse())(value)
+    return (_general_parse or _load_general_parse())(value)
 
 
-_date_parse: Callable[[str], float | None] | None = None
+_general_parse: Callable[[str], float | None] | None = None
 
 
-def _load_date_parse() -> Callable[[str], float | None]:
-    global _date_parse
-    from mem_core.js.jsdate import date_parse
+def _load_general_parse() -> Callable[[str], float | None]:
+    global _general_parse
+    from mem_core.js.jsdate import general_parse
 
-    _date_parse = date_parse
-    return date_parse
+    _general_parse = general_parse
+    return general_parse
 
 
 def now_iso() -> str:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from mem_core.memories.interfaces import MemoryStore
     from mem_core.settings import Settings
 
-__all__ = ["builtin_store", "choose_store", "plugins_free", "store_absent"]
+__all__ = ["builtin_store", "choose_store", "plugins_free", "postgres_store_at", "sqlite_store_at", "store_absent"]
 
 
 def choose_store(settings: Settings, stores: Registry[Any], directory: str, *, user: bool = False) -> type[MemoryStore]:
@@ -67,7 +67,9 @@ def choose_store(settings: Settings, stores: Registry[Any], directory: str, *, u
 # What ``choose_store`` answers when only the default plugins are registered
 # is known without importing either store plugin (each costs the start-up of
 # a whole ``mem write``): ``mem remember`` and ``recall`` in a project without
-# a store ask here first. A test holds the copied names equal to the stores'.
+# a store ask here first. Where each built-in store's file is, and whether it
+# is there, is said here once: the stores' ``exists`` ask these too. A test
+# holds the names of their plugins equal to the stores'.
 
 #: the default plugins that register the built-in stores
 _STORE_PLUGINS = ("sqlite_store", "postgres_store")
@@ -77,6 +79,18 @@ _STORE_NAMES = ("sqlite", "postgres")
 SQLITE_FILE = "memories.sqlite3"
 #: the marker of a ``postgres`` store (:data:`mem_plugins.stores.postgres.MARKER`)
 POSTGRES_MARKER = "memories.postgres.json"
+
+
+def sqlite_store_at(directory: str) -> bool:
+    """Whether a ``sqlite`` store is in ``directory``: anything at its path
+    counts (a directory, a FIFO …: opening it is then an error, never an
+    empty store)."""
+    return os.path.lexists(os.path.join(directory, SQLITE_FILE))
+
+
+def postgres_store_at(directory: str) -> bool:
+    """Whether a ``postgres`` store is in ``directory``: its marker file."""
+    return os.path.isfile(os.path.join(directory, POSTGRES_MARKER))
 
 
 def plugins_free(settings: Settings) -> bool:
@@ -100,9 +114,7 @@ def builtin_store(settings: Settings, directory: str, *, user: bool) -> type[Mem
     default plugins provably chooses it for ``directory``: the ``store``
     setting (where it counts) names ``sqlite`` or nothing, and no
     ``postgres`` store is there. ``None`` otherwise."""
-    if _chosen(settings, user) not in (None, "sqlite"):
-        return None
-    if os.path.isfile(os.path.join(directory, POSTGRES_MARKER)):
+    if _chosen(settings, user) not in (None, "sqlite") or postgres_store_at(directory):
         return None
     from mem_plugins.stores.sqlite import SqliteStore
 
@@ -114,10 +126,7 @@ def store_absent(kernel_settings: Settings, settings: Settings, directory: str, 
     would open, asked without importing a store plugin: the kernel (built
     from ``kernel_settings``) registers the built-in stores only
     (:func:`plugins_free`), ``settings`` choose one of them or none, and
-    neither's file is there (as each backend's ``exists`` looks). ``False``
-    says nothing: ask :func:`choose_store`."""
+    neither's file is there. ``False`` says nothing: ask :func:`choose_store`."""
     if _chosen(settings, user) not in (None, *_STORE_NAMES) or not plugins_free(kernel_settings):
         return False
-    return not os.path.lexists(os.path.join(directory, SQLITE_FILE)) and not os.path.isfile(
-        os.path.join(directory, POSTGRES_MARKER)
-    )
+    return not sqlite_store_at(directory) and not postgres_store_at(directory)

@@ -17,7 +17,7 @@ pydantic, no sqlite3): the recall source uses it on the start-up path.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from mem_core.files import MEMORY_DIR
 from mem_core.retrieval.text import tokenize
@@ -151,6 +151,18 @@ class MemoryFilter:
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
         return f"MemoryFilter({shown})"
+
+
+def fetched_rows(cursor: Any, errors: Callable[[], Any], size: int = 64) -> Iterator[Any]:
+    """The rows of an executed database cursor, ``size`` at a time, each
+    fetch inside ``errors()`` (the backend's mapping of driver errors): a
+    reader that stops early has no more rows fetched."""
+    while True:
+        with errors():
+            rows = cursor.fetchmany(size)
+        if not rows:
+            return
+        yield from rows
 
 
 def sql_conditions(

@@ -171,20 +171,21 @@ class SourceContext:
         :func:`mem_core.memories.backend.store_absent`). ``False`` says
         nothing: ask :meth:`memory_store`."""
         from mem_core.memories.backend import store_absent
-        from mem_core.memories.records import PROJECT_STORE_DIR
 
-        directory = os.path.join(self._query.project, PROJECT_STORE_DIR)
-        return store_absent(self._kernel.settings, self._settings, directory)
+        return store_absent(self._kernel.settings, self._settings, self._store_dir())
 
     def memory_store(self) -> type[MemoryStore]:
         """The structured-memory backend class the project uses (settings and
         the registered stores decide; raises ``MemError`` when it cannot be
         used)."""
         from mem_core.memories.backend import choose_store
+
+        return choose_store(self._settings, self._kernel.stores, self._store_dir())
+
+    def _store_dir(self) -> str:
         from mem_core.memories.records import PROJECT_STORE_DIR
 
-        directory = os.path.join(self._query.project, PROJECT_STORE_DIR)
-        return choose_store(self._settings, self._kernel.stores, directory)
+        return os.path.join(self._query.project, PROJECT_STORE_DIR)
 
 
 class IndexedNote:

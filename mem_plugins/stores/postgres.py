@@ -64,6 +64,7 @@ from contextlib import contextmanager
 from mem_core import hookimpl
 from mem_core.errors import MemError
 from mem_core.files import SYMLINK
+from mem_core.memories.backend import POSTGRES_MARKER, postgres_store_at
 from mem_core.plugin import MemoryStore
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
@@ -81,7 +82,7 @@ __all__ = ["PostgresStore", "DSN_ENV", "MARKER", "MIGRATIONS", "SCHEMA_VERSION",
 #: (the ``postgres_dsn_env`` setting names another)
 DSN_ENV = "MEM_POSTGRES_DSN"
 #: the file in a store's directory that names its namespace on the server
-MARKER = "memories.postgres.json"
+MARKER = POSTGRES_MARKER
 #: ``psycopg.pq.TransactionStatus.IDLE``: no transaction open (psycopg is imported only to connect)
 _IDLE = 0
 MARKER_MAX_BYTES = 64 * 1024
@@ -447,7 +448,7 @@ class PostgresStore(MemoryStore):
 
     @classmethod
     def exists(cls, directory: str) -> bool:
-        return os.path.isfile(os.path.join(directory, MARKER))
+        return postgres_store_at(directory)
 
     @classmethod
     def open(cls, directory: str, *, create: bool) -> PostgresStore:
@@ -697,18 +698,15 @@ class PostgresStore(MemoryStore):
         if conn.info.transaction_status == _IDLE:
             yield from self.query(where)
             return
+        from mem_core.memories.records import fetched_rows
+
         sql, params = self._query_sql(where)
         cursor = conn.cursor(name=f"mem_rows_{os.urandom(6).hex()}")
         try:
             with self._errors():
                 cursor.execute(sql, params)
-            while True:
-                with self._errors():
-                    rows = cursor.fetchmany(64)
-                if not rows:
-                    return
-                for row in rows:
-                    yield _record(row)
+            for row in fetched_rows(cursor, self._errors):
+                yield _record(row)
         finally:
             with self._errors():
                 cursor.close()

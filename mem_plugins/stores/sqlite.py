@@ -36,6 +36,7 @@ from contextlib import contextmanager
 from mem_core import hookimpl
 from mem_core.errors import MemError
 from mem_core.files import SYMLINK
+from mem_core.memories.backend import SQLITE_FILE, sqlite_store_at
 from mem_core.plugin import MemoryStore
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 __all__ = ["SqliteStore", "FILE", "MIGRATIONS", "SCHEMA_VERSION"]
 
 #: the database file in the store's directory
-FILE = "memories.sqlite3"
+FILE = SQLITE_FILE
 BUSY_TIMEOUT_SECONDS = 30.0
 
 _COLUMNS = (
@@ -353,9 +354,7 @@ class SqliteStore(MemoryStore):
 
     @classmethod
     def exists(cls, directory: str) -> bool:
-        # anything at the path counts (a directory, a FIFO …): opening it is
-        # then an error, never an empty store
-        return os.path.lexists(os.path.join(directory, FILE))
+        return sqlite_store_at(directory)
 
     @classmethod
     def open(cls, directory: str, *, create: bool) -> SqliteStore:
@@ -638,16 +637,13 @@ class SqliteStore(MemoryStore):
 
     def iter_query(self, where: MemoryFilter) -> Iterator[dict[str, Any]]:
         sql, params = self._query_sql(where)
+        from mem_core.memories.records import fetched_rows
+
         with self._errors():
             cursor = self._connection().execute(sql, params)
         try:
-            while True:
-                with self._errors():
-                    rows = cursor.fetchmany(64)
-                if not rows:
-                    return
-                for row in rows:
-                    yield _record(row)
+            for row in fetched_rows(cursor, self._errors):
+                yield _record(row)
         finally:
             cursor.close()
 
