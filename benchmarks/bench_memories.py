@@ -301,8 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     from mem_core.kernel import Kernel
-    from mem_core.memories.api import search_memories
     from mem_core.memories.records import MemoryFilter
+    from mem_core.memories.service import search_memories
     from mem_plugins.stores.sqlite import SqliteStore
 
     rng = random.Random(5)
