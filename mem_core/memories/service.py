@@ -9,9 +9,9 @@ validates them (:mod:`mem_core.memories.validate`: an exact one-line
 :func:`mem_core.memories.backend.choose_store` picks (the ``store`` setting,
 else the store already there, else ``sqlite``), and returns a result of
 :mod:`mem_core.memories.results` whose ``to_json()`` is the command's JSON
-output. Without a kernel, one is built only where a plugin could change the
-answer (:func:`resolve_target`): ``mem remember``, ``memories`` and
-``context`` then start in about the time of the five actions.
+output. Without a kernel, one is built (:func:`resolve_target`); with only
+the default plugins it builds no plugin manager, so ``mem remember``,
+``memories`` and ``context`` start in about the time of the five actions.
 
 Stores: the project store lives in ``<project>/.bmad/memory/``; the user-level
 store (``user=True``) in the ``user_dir`` setting (``$MEM_USER_DIR``) or
@@ -43,7 +43,6 @@ from contextlib import contextmanager
 
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
-from mem_core.memories.backend import builtin_store, plugins_free
 from mem_core.memories.records import MemoryFilter, project_store_dir
 from mem_core.memories.results import (
     ContextSummary,
@@ -213,7 +212,6 @@ class Target:
         raise MemError(f"no mind '{_escape(self.mind_id)}' in the {self.store} store (minds: {known})")
 
 
-
 def describe(record: dict[str, Any], store: str) -> str:
     """The memory as a confirmation question shows it: in full, every line
     indented, every invisible character escaped, so that what a human
@@ -232,30 +230,23 @@ def store_name(user: bool) -> str:
 def resolve_target(
     kernel: Kernel | None, user: bool, directory: str | None, mind: str | None, kernel_settings: Settings | None = None
 ) -> Target:
-    """The :class:`Target` of one call. Without a kernel, one is built from
-    the project's settings (``kernel_settings``: the command line gives the
-    working directory's) — unless no plugin can change the answer
-    (:func:`plugins_free`, :func:`builtin_store`): then the built-in
-    ``sqlite`` backend is the one :func:`mem_core.memories.backend.choose_store`
-    would choose, and no plugin manager is built."""
+    """The :class:`Target` of one call: the backend
+    :func:`~mem_core.memories.backend.choose_store` picks from the kernel's
+    store registry. Without a kernel, one is built from ``kernel_settings``
+    (the command line gives the working directory's), else from the
+    project's settings; with only the default plugins, it builds no plugin
+    manager."""
+    from mem_core.memories.backend import choose_store
     from mem_core.settings import project_settings
 
     parse_mind(mind)
     settings = project_settings(directory, kernel)
     directory_path = settings.user_store_dir() if user else project_store_dir(settings.project)
-    backend: type[MemoryStore] | None = None
     if kernel is None:
-        base = kernel_settings or settings
-        if plugins_free(base) and plugins_free(settings):
-            backend = builtin_store(settings, directory_path, user=user)
-    if backend is None:
-        from mem_core.memories.backend import choose_store
+        from mem_core.kernel import Kernel
 
-        if kernel is None:
-            from mem_core.kernel import Kernel
-
-            kernel = Kernel(settings=kernel_settings or settings)
-        backend = choose_store(settings, kernel.stores, directory_path, user=user)
+        kernel = Kernel(settings=kernel_settings or settings)
+    backend = choose_store(settings, kernel.stores, directory_path, user=user)
     mind_id = parse_mind(mind if mind is not None else settings.default_mind)
     return Target(settings, backend, directory_path, mind_id, user, kernel)
 

@@ -20,10 +20,8 @@
   :data:`MIGRATIONS` applied; opening a store applies the missing ones, in
   order, in one transaction. A store from a newer ``mem`` is refused.
 
-This module is imported when the plugins load, on every command: ``sqlite3``
-is imported only when a store is opened. The structured-memory commands'
-fast path uses the class without a plugin manager where no plugin can change
-the store chosen (:func:`mem_core.memories.backend.builtin_store`).
+This module is imported when the store plugins load: ``sqlite3`` is imported
+only when a store is opened.
 """
 
 from __future__ import annotations
