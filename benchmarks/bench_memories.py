@@ -34,9 +34,11 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from mem_core.memories.kinds import CATEGORIES
+
 NOW = "2026-11-05T12:00:00.000Z"
 TARGET_MS = 20.0
-CATEGORIES = ("identity", "preference", "fact", "project", "skill", "mistake", "context", "note")
+#: drawn with most memories at normal priority
 PRIORITIES = ("low", "normal", "normal", "normal", "high", "critical")
 
 

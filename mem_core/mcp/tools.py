@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mem_core.memories.kinds import CATEGORIES, PRIORITIES
+from mem_core.memories.kinds import CATEGORIES, PRIORITIES, SOURCES, VERIFICATIONS
 
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
@@ -130,11 +130,11 @@ MEMORY = _obj(
         "content": {"type": "string"},
         "tags": {"type": "array", "items": {"type": "string"}},
         "priority": {"type": "string", "enum": list(PRIORITIES[::-1])},
-        "source": {"type": "string", "enum": ["user", "agent"]},
+        "source": {"type": "string", "enum": list(SOURCES)},
         "verified": {"type": "boolean", "description": "A human's signature covers its current content."},
         "verification": {
             "type": "string",
-            "enum": ["signed", "terminal", "signature-invalid", "unsigned"],
+            "enum": list(VERIFICATIONS),
             "description": "How verified was decided: a trusted human key's signature, a terminal confirmation "
             "(where no key is trusted), a signature that no longer checks, or none.",
         },
@@ -508,7 +508,7 @@ TOOLS: tuple[Tool, ...] = (
                 "category": {"type": "string", "enum": list(CATEGORIES), "description": "Only this category."},
                 "tag": _str("Only memories with this tag (case-insensitive)."),
                 "include_expired": {"type": "boolean", "description": "Also list expired memories."},
-                "source": {"type": "string", "enum": ["user", "agent"], "description": "Only those stored by them."},
+                "source": {"type": "string", "enum": list(SOURCES), "description": "Only those stored by them."},
                 "priority": {"type": "string", "enum": list(PRIORITIES[::-1]), "description": "Only this priority."},
                 "unverified": {"type": "boolean", "description": "Only memories no human has verified yet."},
                 "mind": MIND,
