@@ -23,17 +23,20 @@ if TYPE_CHECKING:
     from mem_core.humans.api import HumanResult, HumansResult, RevokeResult
     from mem_core.journal.api import WriteResult
     from mem_core.kernel.report import PluginsReport
-    from mem_core.memories.api import (
+    from mem_core.memories.results import (
         ContextSummary,
+        ExportResult,
         ForgetResult,
         HistoryResult,
+        ImportResult,
         MemoriesResult,
         Memory,
+        MigrateResult,
+        MindsResult,
         RememberResult,
+        RestoreResult,
         VerifyResult,
     )
-    from mem_core.memories.lifecycle import MindsResult, RestoreResult
-    from mem_core.memories.transfer import ExportResult, ImportResult, MigrateResult
     from mem_core.reinforcement.api import ReinforceResult
     from mem_core.reinforcement.views import PromotionsResult, ScoresResult
     from mem_core.retrieval.api import RecallResult
