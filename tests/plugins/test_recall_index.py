@@ -373,9 +373,9 @@ def test_a_damaged_index_is_rebuilt_never_trusted(tmp_path: Path, cache: Path, d
             import marshal
 
             length = int.from_bytes(data[8:12], "little")
-            header = list(marshal.loads(bytes(data[16 : 16 + length])))
-            header[0] = 999
-            raw = marshal.dumps(tuple(header))
+            header = marshal.loads(bytes(data[16 : 16 + length]))
+            header["version"] = 999
+            raw = marshal.dumps(header)
             import zlib
 
             data = bytearray(data[:8] + len(raw).to_bytes(4, "little") + zlib.crc32(raw).to_bytes(4, "little"))
