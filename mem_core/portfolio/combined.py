@@ -525,7 +525,7 @@ class PortfolioIndex:
         needed) for a recall over ``roots``, or ``None`` when it cannot be used."""
         if not registered:
             return None
-        analyzer = LEXICAL
+        analyzer = query.analyzer or LEXICAL
         directory = portfolio_dir(index_dir, registered, analyzer)
         wanted = set(roots)
         none = (False, False, False, False)
