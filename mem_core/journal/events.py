@@ -6,13 +6,13 @@ must make the same candidate from the same line."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from mem_core.clock import parse_ms
 from mem_core.js.jsmath import js_pow
 from mem_core.js.values import js_string, truthy
 from mem_core.lazyre import lazy
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

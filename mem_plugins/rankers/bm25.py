@@ -26,6 +26,7 @@ import heapq
 import itertools
 import math
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from mem_core.plugin import (
     Analyzer,
@@ -39,7 +40,6 @@ from mem_core.plugin import (
     hookimpl,
 )
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 
