@@ -175,6 +175,7 @@ def recall(
         now_ms=parse_ms(now),
         strict=ranker_cls.strict_sources,
         match_tokens=tokens if ranker_cls.needs_query_match else None,
+        analyzer=ranker_cls.index_analyzer,
     )
     ranker = ranker_cls()
     ranker.validate(request)
