@@ -158,6 +158,7 @@ class InitResult:
         detected: list[str] | None = None,
         installed: list[dict[str, str]] | None = None,
         adapters: list[str] | None = None,
+        git: list[dict[str, str]] | None = None,
     ) -> None:
         self.project = project
         self.config = config
@@ -167,10 +168,12 @@ class InitResult:
         #: the adapters ``--adapters`` named, and the files their install changed
         self.adapters = adapters or []
         self.installed = installed or []
+        #: ``.gitignore`` and ``.gitattributes``, when they lacked mem's lines
+        self.git = git or []
 
     @property
     def changed(self) -> bool:
-        return bool(self.created or self.installed)
+        return bool(self.created or self.installed or self.git)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -182,6 +185,7 @@ class InitResult:
                 "installed": list(self.adapters),
                 "files": [dict(row) for row in self.installed],
             },
+            "git": [dict(row) for row in self.git],
         }
 
     to_json = to_dict
@@ -220,9 +224,12 @@ def init_project(
     with the defaults, and ``.agents/memory/{decisions,lessons,patterns}.md``
     with one example section each. Lists the assistant adapters detected here;
     ``adapters`` (names, or ``"a,b"``) installs those (``mem adapters install``).
+    Adds to ``.gitignore`` and ``.gitattributes`` what they lack
+    (:mod:`mem_core.files.gitfiles`).
     An unknown adapter name, or an invalid existing config file, fails before
     anything is written."""
     from mem_core.adapters.api import install_adapters, list_adapters
+    from mem_core.files.gitfiles import ensure_git_files
 
     project = _init_root(directory)
     if not os.path.isdir(project):
@@ -246,12 +253,13 @@ def init_project(
     for name, note in notes.items():
         if _write_atomically(note, NOTES[name], exclusive=True):
             created.append(f"{NOTES_DIR}/{name}")
+    git = ensure_git_files(project)
     installed: list[dict[str, str]] = []
     if names:
         installed = install_adapters(project, names, kernel=kernel).files
     detected = [row["name"] for row in report.rows if row["detected"] and row["installed"] != "yes"]
     detected = [name for name in detected if name not in (names or ())]
-    return InitResult(project, path, created, detected, installed, names or [])
+    return InitResult(project, path, created, detected, installed, names or [], git)
 
 
 def safe_file_in(project: str, relative: str) -> str:

@@ -108,6 +108,11 @@ class _Files:
         label = self.labels[path]
         self.after[path] = edit.apply(text, label) if action == "install" else edit.revert(text, label)
 
+    def replace(self, relative: str, text: str) -> None:
+        """Set the new text of one file (not an adapter's edit: the git files)."""
+        self.get(relative)
+        self.after[self._real(relative)] = text
+
     def present(self, edit: Edit) -> bool:
         path = self._real(edit.path)
         return edit.present(self.get(edit.path), self.labels[path])
@@ -297,6 +302,8 @@ def install_adapters(
     user's files under ``home`` (``scope="user"``; default: the home
     directory). ``approve`` also writes what the assistant would otherwise
     ask about (Claude Code's approval of the project's ``mem`` server).
+    In the project, ``.gitignore`` and ``.gitattributes`` get the lines they
+    lack (:mod:`mem_core.files.gitfiles`; ``remove`` leaves them).
     Installing again changes nothing."""
     target = _target(project, scope, home, approve)
     adapters = _adapters(_kernel(kernel), names)
@@ -305,6 +312,11 @@ def install_adapters(
     for adapter in adapters:
         for edit in adapter.edits(target):
             files.run(edit, "install")
+    if not target.user:
+        from mem_core.files.gitfiles import GIT_FILES, git_file_texts
+
+        for name, text in git_file_texts({name: files.get(name) for name in GIT_FILES}).items():
+            files.replace(name, text)
     return _change("install", target, files, adapters, dry_run)
 
 

@@ -12,13 +12,20 @@ import pytest
 NAMES = ("claude-code", "codex-cli", "gemini-cli", "cursor", "opencode", "aider", "antigravity")
 
 
+#: written by ``mem init`` and every install, kept by ``remove`` (tests/cli/test_git_files.py)
+GIT_FILES = (".gitignore", ".gitattributes")
+
+
 def snapshot(root: Path) -> dict[str, bytes | None]:
-    """Every file (its bytes) and directory (``None``) under ``root``."""
+    """Every file (its bytes) and directory (``None``) under ``root``, but
+    the project's git files."""
     found: dict[str, bytes | None] = {}
     for base, dirs, files in os.walk(root):
         for name in dirs:
             found[os.path.relpath(os.path.join(base, name), root)] = None
         for name in files:
+            if base == str(root) and name in GIT_FILES:
+                continue
             path = os.path.join(base, name)
             with open(path, "rb") as handle:
                 found[os.path.relpath(path, root)] = handle.read()
@@ -102,6 +109,12 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def adapters(project: Path, home: Path) -> Adapters:
+    """On a project whose ``.gitignore`` and ``.gitattributes`` are complete
+    (as ``mem init`` leaves them), so an install touches the assistant's
+    files only (tests/cli/test_git_files.py checks the git files)."""
+    from mem_core.files.gitfiles import ensure_git_files
+
+    ensure_git_files(str(project))
     return Adapters(project, home)
 
 
