@@ -418,6 +418,14 @@ def adapters_status(report: AdapterReport) -> str:
         lines.append(f"  files: {', '.join(row['files'])}")
         if row["missing"]:
             lines.append(f"  missing: {', '.join(row['missing'])}")
+        command = row.get("command")
+        if command and command["problem"]:
+            lines.append(
+                f"  error: `{command['line']} --version` does not run ({command['problem']}): {command['fix']}"
+            )
+        elif command:
+            lines.append(f"  command: {command['line']} (runs)")
+        lines += [f"  error: {problem}" for problem in row.get("problems", [])]
         lines += [f"  to do: {note}" for note in row["notes"]]
     return "\n".join(lines)
 

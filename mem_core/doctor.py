@@ -373,6 +373,16 @@ def _adapter_checks(project: str, kernel: Kernel) -> list[Check]:
         rows = report.to_json().get("adapters", [])
     checks = []
     for row in rows:
+        command = row.get("command")
+        if command and command["problem"]:
+            checks.append(
+                Check(
+                    f"adapter {row['name']}",
+                    ERROR,
+                    f"its command `{command['line']} --version` does not run ({command['problem']}): {command['fix']}",
+                )
+            )
+        checks += [Check(f"adapter {row['name']}", ERROR, problem) for problem in row.get("problems", [])]
         missing = row.get("missing") or []
         if row.get("installed") == "yes" and not missing:
             checks.append(Check(f"adapter {row['name']}", OK, "installed"))

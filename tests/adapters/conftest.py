@@ -54,8 +54,11 @@ class Adapters:
         return self.home if scope == "user" else self.project
 
     def install(self, *names: str, scope: str = "project", **options: Any):
+        """Writing the command ``mem`` unless told (tests/adapters/test_adapter_command.py
+        tests the default)."""
         from mem_core.adapters.api import install_adapters
 
+        options.setdefault("command", "mem")
         return install_adapters(
             str(self.project), list(names), scope=scope, home=str(self.home), kernel=self.kernel, **options
         )
