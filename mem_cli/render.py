@@ -405,6 +405,7 @@ def adapters_change(result: AdapterChange) -> str:
         lines.append(f"mem adapters {result.action}: {names}: {verb} {len(result.files)} file(s)")
         lines += [f"  {row['change']} {row['path']}" for row in result.files]
     for row in result.adapters:
+        lines += [f"  {row['name']}: {done}" for done in row.get("done", [])]
         lines += [f"  {row['name']}: {note}" for note in row["notes"]]
     return "\n".join(lines)
 

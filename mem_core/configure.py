@@ -159,6 +159,7 @@ class InitResult:
         installed: list[dict[str, str]] | None = None,
         adapters: list[str] | None = None,
         git: list[dict[str, str]] | None = None,
+        done: list[str] | None = None,
     ) -> None:
         self.project = project
         self.config = config
@@ -170,6 +171,8 @@ class InitResult:
         self.installed = installed or []
         #: ``.gitignore`` and ``.gitattributes``, when they lacked mem's lines
         self.git = git or []
+        #: what the installed adapters did besides their files (``aider: wrote …``)
+        self.done = done or []
 
     @property
     def changed(self) -> bool:
@@ -186,6 +189,7 @@ class InitResult:
                 "files": [dict(row) for row in self.installed],
             },
             "git": [dict(row) for row in self.git],
+            "done": list(self.done),
         }
 
     to_json = to_dict
@@ -255,11 +259,14 @@ def init_project(
             created.append(f"{NOTES_DIR}/{name}")
     git = ensure_git_files(project)
     installed: list[dict[str, str]] = []
+    done: list[str] = []
     if names:
-        installed = install_adapters(project, names, kernel=kernel).files
+        change = install_adapters(project, names, kernel=kernel)
+        installed = change.files
+        done = [f"{row['name']}: {line}" for row in change.adapters for line in row.get("done", [])]
     detected = [row["name"] for row in report.rows if row["detected"] and row["installed"] != "yes"]
     detected = [name for name in detected if name not in (names or ())]
-    return InitResult(project, path, created, detected, installed, names or [], git)
+    return InitResult(project, path, created, detected, installed, names or [], git, done)
 
 
 def safe_file_in(project: str, relative: str) -> str:

@@ -44,6 +44,8 @@ def init(ctx: typer.Context, adapters: Adapters = None, directory: Directory = N
     if result.adapters:
         changed = ", ".join(row["path"] for row in result.installed) or "nothing: installed already"
         output.out(f"mem init: adapters {', '.join(result.adapters)} installed (changed {changed})")
+        for line in result.done:
+            output.out(f"mem init: {line}")
     if result.detected:
         output.out(
             f"mem init: assistants detected: {', '.join(result.detected)}; wire them in with "

@@ -344,7 +344,12 @@ def install_adapters(
 
         for name, text in git_file_texts({name: files.get(name) for name in GIT_FILES}).items():
             files.replace(name, text)
-    return _change("install", target, files, adapters, dry_run)
+    change = _change("install", target, files, adapters, dry_run)
+    if not dry_run:
+        for adapter, row in zip(adapters, change.adapters, strict=True):
+            row["done"] = adapter.after_install(target)
+            row["notes"] = adapter.notes(target)  # after what it did
+    return change
 
 
 def remove_adapters(

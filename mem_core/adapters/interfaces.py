@@ -177,6 +177,12 @@ class Adapter(ABC):
         """What the user must do themselves after an install (one line each)."""
         return []
 
+    def after_install(self, target: Target) -> list[str]:
+        """What the adapter does once its files are written (not on a dry
+        run): one line each of what it did. Aider writes the brief its
+        ``.aider.conf.yml`` reads."""
+        return []
+
     def problems(self, target: Target) -> list[str]:
         """What keeps the installed adapter from working, beyond its own files
         (a file the assistant reads that is missing): one line each, with

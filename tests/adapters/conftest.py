@@ -14,13 +14,17 @@ NAMES = ("claude-code", "codex-cli", "gemini-cli", "cursor", "opencode", "aider"
 
 #: written by ``mem init`` and every install, kept by ``remove`` (tests/cli/test_git_files.py)
 GIT_FILES = (".gitignore", ".gitattributes")
+#: the project's memory: the aider adapter writes its brief there (test_adapter_aider.py)
+MEMORY = ".bmad"
 
 
 def snapshot(root: Path) -> dict[str, bytes | None]:
     """Every file (its bytes) and directory (``None``) under ``root``, but
-    the project's git files."""
+    the project's git files and its memory."""
     found: dict[str, bytes | None] = {}
     for base, dirs, files in os.walk(root):
+        if base == str(root) and MEMORY in dirs:
+            dirs.remove(MEMORY)
         for name in dirs:
             found[os.path.relpath(os.path.join(base, name), root)] = None
         for name in files:
