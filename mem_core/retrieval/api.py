@@ -82,8 +82,9 @@ class RecallResult:
 _NOT_IN_MESSAGE = frozenset(("bm25",))
 
 
-def _ranking_names(names: list[str]) -> str:
-    names = [name for name in names if name not in _NOT_IN_MESSAGE] or names
+def _ranking_names(names: list[str], *, every: bool = False) -> str:
+    """``a, b or c``; without ``every``, as the reference says it (see :data:`_NOT_IN_MESSAGE`)."""
+    names = names if every else [name for name in names if name not in _NOT_IN_MESSAGE] or names
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
@@ -146,7 +147,7 @@ def recall(
         ranking = settings.get("recall_ranking")
         ranker_cls = rankers.require(
             ranking,
-            f"recall: ranking must be {_ranking_names(rankers.names())} "
+            f"recall: ranking must be {_ranking_names(rankers.names(), every=True)} "
             f"(got {ranking!r} from {settings.where('recall_ranking')})",
         )
     count = parse_limit(limit)
