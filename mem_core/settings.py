@@ -28,12 +28,12 @@ import os
 import re
 import sys
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
 from mem_core.generic import Generic
 from mem_core.project import find_project
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar
