@@ -28,21 +28,17 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mem_core.errors import MemError
-from mem_core.generic import Generic
 from mem_core.project import find_project
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any, TypeVar
 
     from mem_core.kernel import Kernel
 
-    T = TypeVar("T")
-else:
-    T = "T"  # subscripts mem_core.generic.Generic only
+T = TypeVar("T")
 
 __all__ = [
     "PROJECT_CONFIG",
