@@ -491,7 +491,9 @@ def create_mind(call: Call) -> Any:
 
 
 def _signals(body: dict[str, Any]) -> dict[str, str]:
-    value = body.get("signals") or {}
+    value = body.get("signals")
+    if value is None:
+        return {}
     if not isinstance(value, dict) or len(value) > 32:
         raise Refused(400, "signals must be an object of signal name to value text")
     for name, text in value.items():
@@ -509,6 +511,8 @@ def post_journal(call: Call) -> Any:
         if agent is not None and agent != call.agent.mind:
             raise Refused(403, f"the agent key {call.agent.id} journals as {call.agent.mind} only")
         agent = call.agent.mind
+    elif agent is None and call.human is not None:
+        agent = call.human.human
     done = write(agent=agent, cli=_string(body, "cli", limit=256), model=_string(body, "model", limit=256),
                  task=_string(body, "task", limit=16 * 1024), outcome=_string(body, "outcome", limit=64),
                  signals=_signals(body), directory=call.server.config.project, now=call.now)  # fmt: skip
@@ -710,8 +714,18 @@ def _run(server: Server, endpoint: Endpoint, token: str | None, path: dict[str, 
     return status, result
 
 
+class Json(JSONResponse):
+    """JSON as the command line's ``--json`` writes it (``JSON.stringify``:
+    NaN is ``null``, a lone surrogate escaped), in UTF-8."""
+
+    def render(self, content: Any) -> bytes:
+        from mem_core.js.jsonfmt import dumps
+
+        return dumps(content).encode("utf-8")
+
+
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": " ".join(message.split())[:1000]}, status_code=status)
+    return Json({"error": " ".join(message.split())[:1000]}, status_code=status)
 
 
 async def _read_body(request: Request) -> bytes:
@@ -771,7 +785,7 @@ def _handler(server: Server, endpoint: Endpoint) -> Callable[[Request], Any]:
             status, result = await run_in_threadpool(
                 _run, server, endpoint, _token(request), dict(request.path_params), _query(request), body
             )
-            response = result if isinstance(result, Response) else JSONResponse(result, status_code=status)
+            response = result if isinstance(result, Response) else Json(result, status_code=status)
         except Refused as refused:
             response = _error(refused.status, str(refused))
         except Unavailable:
@@ -804,11 +818,11 @@ def create_app(config: ServerConfig) -> Starlette:
     server = Server(config)
 
     async def healthz(request: Request) -> Response:
-        return JSONResponse({"status": "ok"})
+        return Json({"status": "ok"})
 
     async def readyz(request: Request) -> Response:
         if await run_in_threadpool(server.check_database):
-            return JSONResponse({"status": "ready"})
+            return Json({"status": "ready"})
         return _error(503, UNAVAILABLE)
 
     async def metrics(request: Request) -> Response:
@@ -818,7 +832,7 @@ def create_app(config: ServerConfig) -> Starlette:
     async def openapi(request: Request) -> Response:
         from mem_server.openapi import document
 
-        return JSONResponse(document(ROUTES))
+        return Json(document(ROUTES))
 
     async def not_found(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status_code", 404)
@@ -842,6 +856,7 @@ def create_app(config: ServerConfig) -> Starlette:
             routes.append(Route(path, _handler(server, endpoint), methods=[endpoint.method],
                                 name=f"{endpoint.method} {path}"))  # fmt: skip
     app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found, 500: crashed})
+    app.router.redirect_slashes = False  # a path is the route's or 404, never a redirect
     app.state.server = server
     return app
 
