@@ -855,7 +855,21 @@ def create_app(config: ServerConfig) -> Starlette:
         for endpoint in endpoints:
             routes.append(Route(path, _handler(server, endpoint), methods=[endpoint.method],
                                 name=f"{endpoint.method} {path}"))  # fmt: skip
-    app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found, 500: crashed})
+    from contextlib import asynccontextmanager
+
+    from mem_server.mcp import mcp_endpoint
+
+    endpoint, manager = mcp_endpoint(server)
+    routes.append(Route("/mcp", endpoint=endpoint))
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> Any:
+        async with manager.run():
+            yield
+        server.db.close()
+
+    app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found, 500: crashed},
+                    lifespan=lifespan)  # fmt: skip
     app.router.redirect_slashes = False  # a path is the route's or 404, never a redirect
     app.state.server = server
     return app
