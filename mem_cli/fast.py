@@ -18,10 +18,10 @@ plugin, or a plugin store might be chosen (:func:`mem_core.memories.backend.plug
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from mem_cli import output
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -7,13 +7,13 @@ The five actions print exactly what ``bmad-plus mem`` prints (mem-cli.md).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
 from mem_core.js.numtext import js_number, to_fixed
 from mem_core.js.values import js_string
 from mem_core.retrieval.text import one_line
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

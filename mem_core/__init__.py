@@ -9,19 +9,20 @@ function, so ``from mem_core import outcomes`` is always the function.
 
 from __future__ import annotations
 
-from mem_core.errors import ExitCode, MemError
-from mem_core.importing import import_module
-from mem_core.markers import ImplMarker
+from importlib import import_module
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+import pluggy
+
+from mem_core.errors import ExitCode, MemError
+
 if TYPE_CHECKING:
     from typing import Any
 
 __version__ = "0.2.0"
 
-#: marks a hook implementation as ``pluggy.HookimplMarker("mem")`` does
-#: (:mod:`mem_core.markers`: the same attribute, without importing pluggy)
-hookimpl = ImplMarker("mem")
+#: marks a function as an implementation of a hook of :mod:`mem_core.hookspecs`
+hookimpl = pluggy.HookimplMarker("mem")
 
 #: public name -> module that defines it (loaded lazily)
 _LAZY = {

@@ -11,11 +11,12 @@ Names are loaded on first use, so importing this module costs nothing.
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import TYPE_CHECKING
+
 from mem_core import hookimpl
 from mem_core.errors import MemError
-from mem_core.importing import import_module
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

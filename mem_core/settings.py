@@ -28,11 +28,11 @@ import os
 import re
 import sys
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
 from mem_core.project import find_project
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -17,11 +17,11 @@ database driver), so recall stays cheap in a project without a store.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
 from mem_core.settings import default_value
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

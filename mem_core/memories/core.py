@@ -23,6 +23,7 @@ import os
 import re
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
@@ -40,7 +41,6 @@ from mem_core.memories.records import (
 from mem_core.textsafe import escape as _escape
 from mem_core.textsafe import visible_name
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -18,11 +18,11 @@ pydantic, no sqlite3): the recall source uses it on the start-up path.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from mem_core.files import MEMORY_DIR
 from mem_core.retrieval.text import tokenize
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -40,6 +40,7 @@ import time
 from array import array
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
 from mem_core.files.cache import identity
@@ -64,7 +65,6 @@ from mem_core.retrieval.index import TermIndex
 from mem_core.retrieval.interfaces import Candidate, CandidateBlock
 from mem_core.settings import PROJECT_CONFIG
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

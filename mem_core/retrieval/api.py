@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+from typing import TYPE_CHECKING
 
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
@@ -19,7 +20,6 @@ from mem_core.retrieval.interfaces import Candidate, CandidateBlock, Candidates,
 from mem_core.retrieval.text import query_tokens
 from mem_core.settings import resolve
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -48,6 +48,7 @@ import time
 import zlib
 from array import array
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
 from mem_core.files.cache import FINE_RACY_SECONDS, RACY_SECONDS, identity
@@ -58,7 +59,6 @@ from mem_core.retrieval.index import TermIndex
 from mem_core.retrieval.interfaces import Candidate
 from mem_core.retrieval.text import Terms
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

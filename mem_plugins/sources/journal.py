@@ -7,6 +7,7 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 from mem_core.lazyre import lazy
 from mem_core.plugin import (
@@ -35,7 +36,6 @@ from mem_core.plugin import (
     truthy,
 )
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

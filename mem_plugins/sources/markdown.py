@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from functools import partial
+from typing import TYPE_CHECKING
 
 from mem_core.plugin import (
     NOTE_FILES,
@@ -26,7 +27,6 @@ from mem_core.plugin import (
     split_sections,
 )
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -60,6 +60,7 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from mem_core import hookimpl
 from mem_core.errors import MemError
@@ -67,7 +68,6 @@ from mem_core.files import SYMLINK
 from mem_core.memories.backend import POSTGRES_MARKER, postgres_store_at
 from mem_core.plugin import MemoryStore
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 

@@ -206,7 +206,7 @@ def test_a_plugin_installed_by_entry_point_is_honoured(tmp_path: Path) -> None:
 
 
 def test_what_the_fast_path_does_not_import(tmp_path: Path) -> None:
-    """No typer, no pydantic, no plugin manager, no cryptography (no memory
+    """No typer, no pydantic, no cryptography (no memory
     shown is signed) for the three commands on the built-in store."""
     project = tmp_path / "project"
     (project / ".bmad").mkdir(parents=True)
@@ -217,7 +217,7 @@ def test_what_the_fast_path_does_not_import(tmp_path: Path) -> None:
         "sys.argv = ['mem', *sys.argv[1:]]\n"
         "try:\n    runpy.run_module('mem_cli', run_name='__main__')\n"
         "except SystemExit:\n    pass\n"
-        "heavy = [m for m in ('typer', 'pydantic', 'pluggy', 'cryptography', 'mem_core.memories.api') if m in sys.modules]\n"
+        "heavy = [m for m in ('typer', 'pydantic', 'cryptography', 'mem_core.memories.api') if m in sys.modules]\n"
         "print('HEAVY', heavy, file=sys.stderr)\n"
     )
     for args in (["remember", "fact", "k", "v"], ["remember", "fact", "k", "w"], ["memories", "--search", "v w"],
