@@ -175,6 +175,8 @@ class Server:
         self.db.signer = self.key
         self.metrics = Metrics()
         self.default_mind = project_settings(config.project, None).default_mind
+        #: one kernel for the replica's life, as ``mem mcp`` keeps one (safe across threads)
+        self.kernel = _kernel(config.project)
 
     def check_database(self) -> bool:
         try:
@@ -303,26 +305,26 @@ def _memory_at(call: Call) -> dict[str, Any]:
     if not _MEMORY_ID.fullmatch(memory_id):
         raise missing
     try:
-        history = memory_history(memory_id, directory=call.server.config.project)
+        history = memory_history(memory_id, directory=call.server.config.project, kernel=call.server.kernel)
     except MemError:
         raise missing from None
     last = history.entries[-1]
     if last.action == "delete" or call.agent is not None and last.memory.mind_id != call.agent.mind:
         raise missing
-    memory = _current(call.server.config.project, memory_id, last.memory.mind_id)
+    memory = _current(call.server.config.project, memory_id, last.memory.mind_id, call.server.kernel)
     if memory is None:
         raise missing
     return memory
 
 
-def _current(project: str, memory_id: str, mind: str) -> dict[str, Any] | None:
+def _current(project: str, memory_id: str, mind: str, kernel: Any) -> dict[str, Any] | None:
     """The memory as its row is now (the history keeps what was written;
     the row is what an edit in the database would change), judged by its
     signatures."""
     from mem_core.memories.api import Memory
     from mem_core.memories.core import judge, resolve_target
 
-    target = resolve_target(None, False, project, mind)
+    target = resolve_target(kernel, False, project, mind)
     if not target.backend.exists(target.directory):
         return None
     with target.backend.open_read_only(target.directory) as store:
@@ -348,7 +350,7 @@ def _remember(call: Call, category: str, key: str, mind: str, body: dict[str, An
         category, key, content or "", tags=_tags(body), priority=_string(body, "priority", limit=64),
         confidence=_confidence(body), expires=_string(body, "expires", limit=64), no_tags=_bool(body, "noTags"),
         no_expiry=_bool(body, "noExpiry"), mind=mind, as_user=as_user, signer=signer, interactive=False,
-        directory=call.server.config.project, now=now,
+        directory=call.server.config.project, kernel=call.server.kernel, now=now,
     )  # fmt: skip
     memory = done.memory.to_json()
     if done.changed:
@@ -392,7 +394,7 @@ def delete_memory(call: Call) -> Any:
     memory = _memory_at(call)
     signer = _SessionHuman(call.human) if call.human is not None else None
     done = forget(memory["id"], mind=memory["mind_id"], signer=signer, interactive=False,  # type: ignore[arg-type]
-                  directory=call.server.config.project, now=call.now)  # fmt: skip
+                  directory=call.server.config.project, kernel=call.server.kernel, now=call.now)  # fmt: skip
     call.record("memory.delete", f"memory:{memory['id']}", _about(memory))
     return done.to_json()
 
@@ -404,7 +406,7 @@ def verify_memory(call: Call) -> Any:
     at = _signed_at(call.body.get("signedAt"), call.now)
     signer = _Presigned(_human_key(call), call.body.get("signature"))
     done = verify(memory["id"], mind=memory["mind_id"], signer=signer, interactive=False,  # type: ignore[arg-type]
-                  directory=call.server.config.project, now=at)  # fmt: skip
+                  directory=call.server.config.project, kernel=call.server.kernel, now=at)  # fmt: skip
     if done.changed:
         call.record("memory.verify", f"memory:{memory['id']}", {**_about(memory), "by": signer.name,
                                                                  "fingerprint": signer.fingerprint})  # fmt: skip
@@ -415,14 +417,16 @@ def memory_history_route(call: Call) -> Any:
     from mem_core.memories.api import memory_history
 
     memory = _memory_at(call)
-    return memory_history(memory["id"], mind=memory["mind_id"], directory=call.server.config.project).to_json()
+    return memory_history(
+        memory["id"], mind=memory["mind_id"], directory=call.server.config.project, kernel=call.server.kernel
+    ).to_json()
 
 
 def _listing(call: Call, **options: Any) -> Any:
     from mem_core.memories.api import list_memories
 
     found = list_memories(mind=call.mind(call.param("mind")), limit=call.param("limit"),
-                          directory=call.server.config.project, now=call.now, **options)  # fmt: skip
+                          directory=call.server.config.project, kernel=call.server.kernel, now=call.now, **options)  # fmt: skip
     return found.to_json()
 
 
@@ -454,7 +458,7 @@ def memory_recall(call: Call) -> Any:
     from mem_core.memories.api import context_summary
 
     summary = context_summary(mind=call.mind(call.param("mind")), budget=call.param("budget"),
-                              directory=call.server.config.project, now=call.now)  # fmt: skip
+                              directory=call.server.config.project, kernel=call.server.kernel, now=call.now)  # fmt: skip
     return PlainTextResponse(summary.text + "\n")
 
 
@@ -464,7 +468,7 @@ def memory_recall(call: Call) -> Any:
 def list_minds_route(call: Call) -> Any:
     from mem_core.memories.lifecycle import list_minds
 
-    counts = dict(list_minds(directory=call.server.config.project).minds)
+    counts = dict(list_minds(directory=call.server.config.project, kernel=call.server.kernel).minds)
     with call.server.db.transaction() as cursor:
         for (name,) in cursor.run("SELECT name FROM mem_srv_minds"):
             counts.setdefault(name, 0)
@@ -515,7 +519,7 @@ def post_journal(call: Call) -> Any:
         agent = call.human.human
     done = write(agent=agent, cli=_string(body, "cli", limit=256), model=_string(body, "model", limit=256),
                  task=_string(body, "task", limit=16 * 1024), outcome=_string(body, "outcome", limit=64),
-                 signals=_signals(body), directory=call.server.config.project, now=call.now)  # fmt: skip
+                 signals=_signals(body), directory=call.server.config.project, kernel=call.server.kernel, now=call.now)  # fmt: skip
     event = done.to_json()
     call.record("journal.write", f"journal:{event.get('written', {}).get('id', '')}", {"agent": agent})
     return 201, event
@@ -530,7 +534,7 @@ def post_reinforce(call: Call) -> Any:
     if evidence is not None and not (isinstance(evidence, str) and len(evidence) <= 4096 or isinstance(
             evidence, list) and len(evidence) <= 256 and all(isinstance(e, str) for e in evidence)):  # fmt: skip
         raise Refused(400, "evidence must be a comma-separated string or a list of strings")
-    done = reinforce(pattern, signals=_signals(body), evidence=evidence, directory=call.server.config.project,
+    done = reinforce(pattern, signals=_signals(body), evidence=evidence, directory=call.server.config.project, kernel=call.server.kernel,
                      now=call.now)  # fmt: skip
     call.record("reinforce", f"pattern:{pattern}", {})
     return done.to_json()
@@ -559,7 +563,7 @@ def get_recall(call: Call) -> Any:
     text = call.param("q")
     if not text:
         raise Refused(400, "q is required (?q=WORDS)")
-    found = recall(text, directory=call.server.config.project, limit=call.param("limit"),
+    found = recall(text, directory=call.server.config.project, kernel=call.server.kernel, limit=call.param("limit"),
                    ranking=call.param("ranking"), now=call.now, index=False).to_json()  # fmt: skip
     agent = call.agent
     if agent is not None:  # an agent key sees its mind's memories and the journal
@@ -660,6 +664,13 @@ ROUTES: tuple[Endpoint, ...] = (
              201),
     Endpoint("GET", "/v1/audit", HUMAN, get_audit, "Audit log entries (after, limit) and the chain's head"),
 )  # fmt: skip
+
+
+def _kernel(project: str) -> Any:
+    from mem_core.kernel import Kernel
+    from mem_core.settings import load_settings
+
+    return Kernel(settings=load_settings(project))
 
 
 def _allowed(rule: Rule, who: AgentKey | HumanSession | None) -> None:
