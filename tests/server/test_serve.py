@@ -213,3 +213,32 @@ def test_sqlite_store_serves_one_person(sqlite_team: Team) -> None:
     listed = httpx.get(f"{one.url}/v1/memory", headers=bearer(session)).json()
     assert [m["key"] for m in listed["memories"]] == ["k"]
     assert (sqlite_team.project / ".bmad" / "memory" / "server.sqlite3").is_file()
+
+
+def test_mem_human_login_signs_the_challenge_and_keeps_the_session(team: Team) -> None:
+    from mem_core.errors import MemError
+    from mem_core.humans.keys import HumanKey
+    from mem_server.client import login, session_token
+
+    (one,) = team.start(1)
+    bob = HumanKey.generate("bob")
+    bob.save("correct horse battery")
+    ada = team.login(one.url)
+    added = httpx.post(f"{one.url}/v1/humans", json={"name": "bob", "publicKey": bob.public_key("user").line()},
+                       headers=bearer(ada))  # fmt: skip
+    assert added.status_code == 201, added.text
+    with pytest.raises(MemError, match="wrong passphrase for the human key bob"):
+        login(one.url, passphrase="not the passphrase")
+    with pytest.raises(MemError, match="not logged in to"):
+        session_token(one.url)
+    kept = login(one.url, passphrase="correct horse battery")
+    assert (kept["human"], kept["fingerprint"]) == ("bob", bob.fingerprint)
+    import os
+    import stat
+
+    assert stat.S_IMODE(os.stat(kept["sessionFile"]).st_mode) == 0o600
+    token = session_token(one.url)
+    assert token.startswith("mem_hs_")
+    entries = httpx.get(f"{one.url}/v1/audit", headers=bearer(token)).json()["entries"]
+    assert [e["action"] for e in entries][-2:] == ["human.add", "human.login"]
+    assert entries[-1]["actor"] == "human:bob"
