@@ -82,6 +82,8 @@ class ServerConfig:
     key_file: str
     dsn: str | None = None
     rate_per_minute: int = 600
+    #: how often the audit chain's head is written to the log
+    head_log_seconds: float = 60.0
 
     def open_db(self) -> ServerDB:
         import os
@@ -875,8 +877,12 @@ def create_app(config: ServerConfig) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> Any:
-        async with manager.run():
+        import anyio
+
+        async with manager.run(), anyio.create_task_group() as group:
+            group.start_soon(_log_heads, server)
             yield
+            group.cancel_scope.cancel()
         server.db.close()
 
     app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found, 500: crashed},
@@ -886,6 +892,29 @@ def create_app(config: ServerConfig) -> Starlette:
     return app
 
 
+async def _log_heads(server: Server) -> None:
+    """Every ``head_log_seconds``, write the audit chain's signed head to the
+    log: a copy outside the database, against which a chain cut short
+    (its newest entries deleted) shows (``audit verify --expect``)."""
+    import anyio
+    from starlette.concurrency import run_in_threadpool
+
+    def read() -> dict[str, Any] | None:
+        with server.db.transaction() as cursor:
+            return audit.head(cursor)
+
+    last = None
+    while True:
+        await anyio.sleep(server.config.head_log_seconds)
+        try:
+            current = await run_in_threadpool(read)
+        except Unavailable:
+            continue
+        if current is not None and current != last:
+            log.info("audit head %s:%s signature %s", current["seq"], current["hash"], current["signature"])
+            last = current
+
+
 def app_from_environment() -> Starlette:
     """The application uvicorn's factory loads (``mem serve`` passes its
     options in ``MEM_SERVE_CONFIG``, JSON)."""
@@ -893,5 +922,8 @@ def app_from_environment() -> Starlette:
 
     options = json.loads(os.environ["MEM_SERVE_CONFIG"])
     dsn = os.environ.get(options.pop("dsn_env", ""), "") or None
+    seconds = os.environ.get("MEM_SERVE_HEAD_SECONDS", "")
+    if seconds.replace(".", "", 1).isdigit() and float(seconds) > 0:
+        options["head_log_seconds"] = float(seconds)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     return create_app(ServerConfig(dsn=dsn, **options))

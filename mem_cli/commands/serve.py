@@ -150,7 +150,7 @@ def keys_create(
         f"mem serve keys: agent key {key.id} for mind {key.mind}" + (" (read-only)" if key.read_only else "")
         + (f", expires {key.expires_at}" if key.expires_at else ""),
         f"  {secret}",
-        "  shown once: keep it in the agent's environment (the variable the server_key_env setting names)",
+        "  shown once: keep it in the agent's environment, never in a file it commits",
     ]))  # fmt: skip
 
 

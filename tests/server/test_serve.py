@@ -197,6 +197,32 @@ def test_the_audit_chain_records_and_detects_edits(team: Team) -> None:
     assert report.broken == {"seq": 4, "problem": "entry 4 is missing (the next is 5): an entry was deleted"}
 
 
+def test_the_newest_entries_deleted_show_against_a_logged_head(team: Team) -> None:
+    import re
+    import time
+
+    from mem_server.audit import verify
+
+    team.env["MEM_SERVE_HEAD_SECONDS"] = "0.2"
+    (one,) = team.start(1)
+    token = team.agent_key("alpha")
+    assert remember(one.url, token, "k", "v").status_code == 201
+    deadline = time.monotonic() + 30
+    heads: dict[str, str] = {}
+    while "3" not in heads and time.monotonic() < deadline:  # 3: human.add, key.create, memory.create
+        time.sleep(0.1)
+        heads = dict(re.findall(r"audit head (\d+):([0-9a-f]{64})", one.logged()))
+    seq, digest = "3", heads["3"]
+    import psycopg
+
+    with psycopg.connect(team.dsn or "", autocommit=True) as conn:
+        conn.execute("DELETE FROM mem_srv_audit WHERE seq = 3")
+    assert verify(team.db, team.db.signer).ok  # a shorter chain holds by itself
+    report = verify(team.db, team.db.signer, expect=(int(seq), digest))
+    assert report.broken is not None and report.broken["seq"] == 3
+    assert "entries were removed or rewritten" in report.broken["problem"]
+
+
 def test_binding_beyond_loopback_needs_tls_or_insecure_http(team: Team) -> None:
     argv = [sys.executable, "-m", "mem_cli", "serve", "--store", "postgres", "-d", str(team.project), "--host",
             "0.0.0.0", "--port", "1"]  # fmt: skip
