@@ -10,11 +10,12 @@ They hold what the service computed; nothing validates them again.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mem_core.memories.kinds import MARKS
 from mem_core.memories.records import FIELDS
 from mem_core.plain import PlainResult
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 import os
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
@@ -78,7 +79,6 @@ from mem_core.memories.validate import (
 )
 from mem_core.textsafe import escape as _escape
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

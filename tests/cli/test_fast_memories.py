@@ -217,8 +217,7 @@ def test_what_the_fast_path_does_not_import(tmp_path: Path) -> None:
         "sys.argv = ['mem', *sys.argv[1:]]\n"
         "try:\n    runpy.run_module('mem_cli', run_name='__main__')\n"
         "except SystemExit:\n    pass\n"
-        "heavy = [m for m in ('typer', 'pydantic', 'cryptography') if m in sys.modules]
-"
+        "heavy = [m for m in ('typer', 'pydantic', 'cryptography') if m in sys.modules]\n"
         "print('HEAVY', heavy, file=sys.stderr)\n"
     )
     for args in (["remember", "fact", "k", "v"], ["remember", "fact", "k", "w"], ["memories", "--search", "v w"],
