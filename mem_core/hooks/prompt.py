@@ -1,5 +1,12 @@
 """What the ``prompt-submit`` hook adds to a prompt: a recall for the prompt's
-words, only the results at or above the relevance floor, within a budget.
+words with the project's ranking (the ``recall_ranking`` setting), at most
+:data:`RESULTS` results at or above the relevance floor of that ranking,
+within a budget.
+
+The events the ``session-end`` hook journalled (``"via": "session-end"``)
+are left out: each is the first prompt of a past session, the echo of a
+prompt rather than something the project knows, and would otherwise
+outrank the note a prompt is about for the very words it repeats.
 
 The prompt is a sentence, not a query: its common English words (``how``,
 ``should``, ``the`` …) would only lower every score (recall's coverage
@@ -18,12 +25,22 @@ from mem_core.retrieval.text import tokenize
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
     from mem_core.retrieval.interfaces import Scored
+    from mem_core.settings import Settings
 
-__all__ = ["STOPWORDS", "MAX_WORDS", "prompt_query", "PromptContext", "prompt_context"]
+__all__ = ["STOPWORDS", "MAX_WORDS", "ECHO", "prompt_query", "PromptContext", "prompt_context", "hook_floor"]
 
 MAX_WORDS = 24
-#: how many results recall is asked for, before the floor and the budget
-RESULTS = 8
+#: the most results the hook adds to a prompt, before the budget
+RESULTS = 3
+#: the ``via`` of the journal events the session-end hook writes
+ECHO = "session-end"
+#: how many results past :data:`RESULTS` recall is asked for, so that echo
+#: events ranked first still leave the hook its results
+ECHO_ROOM = 64
+#: the floor of each built-in ranking when ``hook_relevance`` is not set
+#: (their scores are on different scales; calibrated on benchmarks/hooks/,
+#: docs/brief.md)
+FLOORS = {"lexical": 0.12}
 HEAD = "Project memory relevant to this prompt (from `mem recall`; read more with `mem recall <topic>`):"
 STOPWORDS = frozenset(
     """
@@ -94,16 +111,48 @@ class PromptContext:
         }
 
 
-def prompt_context(prompt: str, *, project: str, floor: float, budget: int, kernel: Kernel) -> PromptContext:
-    """The recall of ``prompt`` in ``project``: the results scoring at least
-    ``floor``, best first, fitted into ``budget`` tokens."""
-    from mem_core.retrieval.api import recall
+def hook_floor(settings: Settings, ranking: str) -> float:
+    """The score a result of ``ranking`` needs to be shown: the
+    ``hook_relevance`` setting where one is set, else the ranking's
+    calibrated floor (:data:`FLOORS`), else the setting's default."""
+    if settings.layer("hook_relevance") == "default":
+        return FLOORS.get(ranking, settings.hook_relevance)
+    return settings.hook_relevance
 
+
+def _echo(hit: Scored) -> bool:
+    fields = hit.fields
+    if fields.get("kind") != "event":
+        return False
+    event = fields.get("event")
+    return isinstance(event, dict) and event.get("via") == ECHO
+
+
+def prompt_context(
+    prompt: str,
+    *,
+    project: str,
+    budget: int,
+    kernel: Kernel,
+    floor: float | None = None,
+    ranking: str | None = None,
+) -> PromptContext:
+    """The recall of ``prompt`` in ``project`` with ``ranking`` (default:
+    the ``recall_ranking`` setting): the results scoring at least ``floor``
+    (default: :func:`hook_floor`) that are not echo events, best first, at
+    most :data:`RESULTS`, fitted into ``budget`` tokens."""
+    from mem_core.retrieval.api import recall
+    from mem_core.settings import resolve
+
+    kernel, settings = resolve(project, kernel)
+    ranking = ranking or settings.get("recall_ranking")
+    if floor is None:
+        floor = hook_floor(settings, ranking)
     query = prompt_query(prompt)
     if not query:
         return PromptContext(query, floor, [], None)
-    result = recall(query, directory=project, limit=RESULTS, ranking="lexical", kernel=kernel, index=True)
-    kept = [hit for hit in result.results if hit.score >= floor]
+    result = recall(query, directory=project, limit=RESULTS + ECHO_ROOM, ranking=ranking, kernel=kernel, index=True)
+    kept = [hit for hit in result.results if hit.score >= floor and not _echo(hit)][:RESULTS]
     context = PromptContext(query, floor, kept, None)
     context.skipped = result.skipped
     if kept:
