@@ -252,7 +252,7 @@ def test_echo_events_never_crowd_out_the_notes(hook, fixture_project: Path) -> N
 
 
 def test_the_hook_ranks_with_the_recall_ranking_setting(hook, fixture_project: Path) -> None:
-    prompt = "Why do we use Rédis?"  # only bm25 folds the accent
+    prompt = "Rédis limits?"  # only bm25 folds the accent and stems
     assert hook("prompt-submit", "opencode", payload(fixture_project, prompt=prompt)).out == ""
     (fixture_project / ".bmad/memory/mem.toml").write_text('recall_ranking = "bm25"\nhook_relevance = 0.5\n')
     assert (
