@@ -12,11 +12,11 @@ typer is imported only for ``--help`` and for the other commands.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from mem_cli.table import ACTION_OPTIONS, OPTIONS, SUGGESTABLE, Option
 from mem_core.lazyre import lazy
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from importlib import import_module
+from typing import TYPE_CHECKING
 
 from mem_cli import output
 from mem_cli.compat import Parsed, parse
 from mem_cli.run import run_action, usage_error
 from mem_cli.table import ACTIONS, COMMANDS, OTHER_COMMANDS
-from mem_core.importing import import_module
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
 

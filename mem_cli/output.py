@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from mem_core.lazyre import lazy
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -13,20 +13,11 @@ __all__ = ["run_action", "usage_error", "failure_message"]
 
 def run_action(action: str, call: Callable[[], int | None], json_mode: bool) -> int:
     """Run one command body (its result, if an int, is the exit code); every
-    failure becomes its one-line message.
-
-    The cyclic garbage collector is paused meanwhile: a recall allocates one
-    candidate per journal event and section and frees them all at exit, and
-    collections of that young garbage cost more than a tenth of its time.
-    """
-    import gc
-
+    failure becomes its one-line message."""
     from mem_core.files import notices
 
     prefix = f"mem {action}: " if action else "mem: "
     notifier = notices.set_notifier(lambda text: output.err(prefix + output.one_line(text)))
-    collecting = gc.isenabled()
-    gc.disable()
     try:
         result = call()
     except MemError as exc:
@@ -50,8 +41,6 @@ def run_action(action: str, call: Callable[[], int | None], json_mode: bool) -> 
         return ExitCode.FAILURE
     finally:
         notices.set_notifier(notifier)
-        if collecting:
-            gc.enable()
     return int(result) if isinstance(result, int) else ExitCode.OK
 
 

@@ -11,9 +11,10 @@ No typer import here: this module is on the start-up path of ``mem write``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mem_core.lazyre import lazy
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
 
@@ -182,6 +183,7 @@ OTHER_COMMANDS: tuple[str, ...] = (
     "archive",
     "human",
     "portfolio",
+    "serve",
 )
 
 #: every built-in command, in the order the unknown-action message lists them

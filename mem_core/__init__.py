@@ -9,19 +9,20 @@ function, so ``from mem_core import outcomes`` is always the function.
 
 from __future__ import annotations
 
-from mem_core.errors import ExitCode, MemError
-from mem_core.importing import import_module
-from mem_core.markers import ImplMarker
+from importlib import import_module
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
+import pluggy
+
+from mem_core.errors import ExitCode, MemError
+
 if TYPE_CHECKING:
     from typing import Any
 
 __version__ = "0.2.0"
 
-#: marks a hook implementation as ``pluggy.HookimplMarker("mem")`` does
-#: (:mod:`mem_core.markers`: the same attribute, without importing pluggy)
-hookimpl = ImplMarker("mem")
+#: marks a function as an implementation of a hook of :mod:`mem_core.hookspecs`
+hookimpl = pluggy.HookimplMarker("mem")
 
 #: public name -> module that defines it (loaded lazily)
 _LAZY = {
@@ -40,20 +41,25 @@ _LAZY = {
     "Kernel": "mem_core.kernel",
     "make_plugin_manager": "mem_core.kernel",
     "DEFAULT_PLUGINS": "mem_core.kernel",
-    "remember": "mem_core.memories.api",
-    "list_memories": "mem_core.memories.api",
-    "search_memories": "mem_core.memories.api",
-    "expiring_memories": "mem_core.memories.api",
-    "forget": "mem_core.memories.api",
-    "verify": "mem_core.memories.api",
-    "context_summary": "mem_core.memories.api",
-    "memory_history": "mem_core.memories.api",
-    "Memory": "mem_core.memories.api",
-    "RememberResult": "mem_core.memories.api",
-    "MemoriesResult": "mem_core.memories.api",
-    "ForgetResult": "mem_core.memories.api",
-    "VerifyResult": "mem_core.memories.api",
-    "ContextSummary": "mem_core.memories.api",
+    "remember": "mem_core.memories.service",
+    "list_memories": "mem_core.memories.service",
+    "search_memories": "mem_core.memories.service",
+    "expiring_memories": "mem_core.memories.service",
+    "forget": "mem_core.memories.service",
+    "verify": "mem_core.memories.service",
+    "context_summary": "mem_core.memories.service",
+    "memory_history": "mem_core.memories.service",
+    "restore": "mem_core.memories.service",
+    "list_minds": "mem_core.memories.service",
+    "Memory": "mem_core.memories.results",
+    "RememberResult": "mem_core.memories.results",
+    "MemoriesResult": "mem_core.memories.results",
+    "ForgetResult": "mem_core.memories.results",
+    "VerifyResult": "mem_core.memories.results",
+    "ContextSummary": "mem_core.memories.results",
+    "HistoryResult": "mem_core.memories.results",
+    "RestoreResult": "mem_core.memories.results",
+    "MindsResult": "mem_core.memories.results",
     "HumanKey": "mem_core.humans.keys",
     "create_human": "mem_core.humans.api",
     "list_humans": "mem_core.humans.api",

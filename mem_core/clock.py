@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
 from mem_core.js.isodate import canonical_ms
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -11,11 +11,12 @@ Names are loaded on first use, so importing this module costs nothing.
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import TYPE_CHECKING
+
 from mem_core import hookimpl
 from mem_core.errors import MemError
-from mem_core.importing import import_module
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -43,6 +44,18 @@ _NAMES = {
     "DiskTermIndex": "mem_core.retrieval.diskindex",
     "LazyCandidate": "mem_core.retrieval.diskindex",
     "IndexCorrupt": "mem_core.retrieval.diskindex",
+    "Analyzer": "mem_core.retrieval.diskindex",
+    "LEXICAL": "mem_core.retrieval.diskindex",
+    "JOURNAL_INDEXER": "mem_core.retrieval.indexers",
+    "NOTE_INDEXER": "mem_core.retrieval.indexers",
+    "note_of_blob": "mem_core.retrieval.indexers",
+    # journal events as recall sees them (the journal source and the portfolio index)
+    "SignalsJSON": "mem_core.journal.events",
+    "event_text": "mem_core.journal.events",
+    "event_fields": "mem_core.journal.events",
+    "event_of_line": "mem_core.journal.events",
+    "event_candidate": "mem_core.journal.events",
+    "decay": "mem_core.journal.events",
     "IndexedNote": "mem_core.retrieval.context",
     "query_tokens": "mem_core.retrieval.text",
     "search_terms": "mem_core.retrieval.analysis",

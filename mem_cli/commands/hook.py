@@ -9,8 +9,8 @@ prompt, and typer's import alone costs more than the hook's budget allows.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     import typer
 
@@ -47,9 +47,6 @@ def run_fast(args: Sequence[str]) -> int:
 
         log_line(None, "hook", problem or "missing the event (session-start | prompt-submit | session-end)")
         return 0
-    import gc
-
-    gc.disable()  # as for the five actions (mem_cli/run.py): a one-shot process frees everything at exit
     return run_hook(event, assistant)
 
 

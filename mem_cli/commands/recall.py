@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from mem_cli import output
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -37,3 +37,5 @@ def run(values: Mapping[str, Any], kernel: Kernel | None = None) -> None:
     output.out(render.recall(result))
     for line in render.recall_hints(result):  # after the reference's "no matches" line, on stderr
         output.err(line)
+    for note in result.notes:
+        output.err(f"mem recall: note: {output.one_line(note)}")

@@ -14,10 +14,10 @@ included, never exceeds the budget (:func:`mem_core.brief.tokens.estimate_tokens
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from mem_core.brief.tokens import estimate_tokens
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -9,8 +9,8 @@ A refresh that fails never fails the write: it is one line in the hooks log
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
 from mem_core.clock import now_iso
 from mem_core.errors import MemError
@@ -56,7 +57,6 @@ from mem_core.js.record import (
 )
 from mem_core.js.strings import js_trim, utf16_len
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -15,6 +15,8 @@ for: reading needs no lock.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mem_core.files.io import (
     DISK_FULL,
     FULL,
@@ -49,7 +51,6 @@ from mem_core.files.paths import (
     safe_file,
 )
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

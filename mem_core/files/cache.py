@@ -45,6 +45,7 @@ import stat
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
 from mem_core.files.io import GREW, MAX_BYTES, NOT_REGULAR, NOT_UTF8, open_regular
@@ -52,7 +53,6 @@ from mem_core.files.paths import os_error_message, safe_file
 
 __all__ = ["FileCache", "DEFAULT_CACHE_BYTES", "RACY_SECONDS", "FINE_RACY_SECONDS", "identity"]
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 

@@ -9,12 +9,12 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
 from mem_core.files.paths import DISK_FULL, os_error_message, os_failure, safe_file
 from mem_core.lazyre import lazy
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -29,6 +29,7 @@ import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
 from mem_core.files.layout import LOCK
@@ -36,7 +37,6 @@ from mem_core.files.notices import say, set_notifier
 from mem_core.files.paths import os_error_message, os_failure, safe_file
 from mem_core.js import jsonfmt
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -55,8 +55,7 @@ def root_key(root_real: str) -> str:
 
 def name_key(text: str) -> str:
     """A file name for ``text`` in the cache: the first 24 hex digits of its
-    SHA-1 (:mod:`mem_core.digest`: a process that only looks an index up
-    never loads OpenSSL)."""
-    from mem_core.digest import sha1_hex
+    SHA-1."""
+    import hashlib
 
-    return sha1_hex(text.encode("utf-8", "surrogatepass"))[:24]
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]

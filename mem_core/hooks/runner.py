@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
 from mem_core.hooks.formats import (
@@ -38,7 +39,6 @@ from mem_core.hooks.formats import (
 )
 from mem_core.hooks.log import log_line
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any, BinaryIO
 

@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mem_core.errors import MemError
 from mem_core.files import JOURNAL, append_record
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -17,9 +18,9 @@ OUTCOMES = ("success", "failure", "partial", "abandoned")
 
 def deterministic_id(*parts: str) -> str:
     """First 12 hex digits of sha256 of the parts joined with NUL."""
-    from mem_core.digest import sha256_hex
+    import hashlib
 
-    return sha256_hex("\0".join(parts).encode("utf-8", "surrogatepass"))[:12]
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 def append_event(

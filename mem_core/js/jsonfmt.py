@@ -15,16 +15,15 @@ so every byte of JSON `mem` writes goes through this module:
 
 from __future__ import annotations
 
-import gc
 import json
 import math
 import re
 from itertools import chain
+from typing import TYPE_CHECKING
 
 from mem_core.js.numtext import js_number, to_fixed
 from mem_core.lazyre import lazy
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -531,15 +530,7 @@ def dumps(value: Any, indent: int = 0, *, omit: Any = _NOTHING) -> str:
     ``null`` in arrays, as ``JSON.stringify`` treats ``undefined``.
     """
     if _c_make_encoder is not None:
-        large = type(value) is dict and len(value) > 1000
-        paused = large and gc.isenabled()
-        if paused:  # the collector would walk every loaded object, repeatedly, for nothing
-            gc.disable()
-        try:
-            text = _fast_dumps(value, indent, omit)
-        finally:
-            if paused:
-                gc.enable()
+        text = _fast_dumps(value, indent, omit)
         if text is not None:
             return text
     if omit is not _NOTHING:

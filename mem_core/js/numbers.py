@@ -9,12 +9,12 @@ number written is the one Node would write.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from mem_core.js.strings import js_trim
 from mem_core.js.values import js_string
 from mem_core.lazyre import lazy
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
 from mem_core.js import jsonfmt
@@ -33,7 +34,6 @@ from mem_core.js.jsonfmt import is_array_index, reorder
 from mem_core.js.strings import js_sorted, utf16_key, utf16_len
 from mem_core.js.values import UNDEFINED, js_string, truthy
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

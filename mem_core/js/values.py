@@ -9,10 +9,10 @@ the same. :data:`UNDEFINED` is the one ``undefined`` of the whole tree.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from mem_core.js.numtext import js_number
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

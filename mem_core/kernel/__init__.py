@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mem_core.kernel.kernel import Kernel, PluginContext, get_kernel
 from mem_core.kernel.registry import Registry
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import os
 import sys
+from importlib import import_module
+from typing import TYPE_CHECKING
 
-from mem_core.importing import import_module
-
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 import _thread
 from collections.abc import Callable
 from functools import partial
+from importlib import import_module
+from typing import TYPE_CHECKING
 
 from mem_core.errors import PluginError
-from mem_core.importing import import_module
 from mem_core.kernel.registry import Registry
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -3,19 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Generic, TypeVar
 
 from mem_core.errors import MemError, PluginError
-from mem_core.generic import Generic
 
 __all__ = ["Registry"]
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
-if TYPE_CHECKING:
-    from typing import TypeVar
-
-    T = TypeVar("T")
-else:
-    T = "T"  # subscripts mem_core.generic.Generic only
+T = TypeVar("T")
 
 
 class Registry(Generic[T]):

@@ -29,12 +29,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from functools import partial
+from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
 from mem_core.retrieval.context import RankContext, SourceContext
 from mem_core.retrieval.interfaces import Candidate, CandidateBlock, Candidates, Query, Scored
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -143,7 +143,7 @@ def recall_all(
     (see the module)."""
     from mem_core.retrieval.diskindex import IndexCorrupt
 
-    if index_dir is not None and request.match_tokens is not None:
+    if index_dir is not None and (request.match_tokens is not None or request.analyzer is not None):
         from mem_core.portfolio.combined import Changed
 
         try:

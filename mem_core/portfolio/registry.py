@@ -23,11 +23,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
 from mem_core.files.layout import AGENTS_MEMORY_DIR, MEMORY_DIR
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from mem_core.clock import now_iso
 from mem_core.errors import MemError
@@ -32,7 +33,6 @@ from mem_core.reinforcement.reward import compute_reward, update_score
 from mem_core.reinforcement.scorefile import Certificate, find_entry
 from mem_core.reinforcement.signals import parse_signals
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

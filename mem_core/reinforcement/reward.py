@@ -18,6 +18,7 @@ written are bit-identical to Node's.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from mem_core.clock import DAY_MS, parse_ms
 from mem_core.errors import PluginError
@@ -25,7 +26,6 @@ from mem_core.js.jsmath import js_pow
 from mem_core.js.numbers import clamp01, js_add, js_divide, js_to_number
 from mem_core.js.values import js_string
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

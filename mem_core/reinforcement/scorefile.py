@@ -23,10 +23,10 @@ JavaScript orders or stores differently (an array index, a member of
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from mem_core.js.jsonfmt import JSONError, dumps, is_array_index, loads
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

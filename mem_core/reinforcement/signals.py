@@ -4,9 +4,10 @@ for the numbers."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mem_core.errors import MemError
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -18,19 +18,13 @@ from __future__ import annotations
 
 import _thread  # threading's locks without importing threading (start-up)
 from collections.abc import Callable, Iterable, Sequence
+from typing import Generic, TypeVar
 
-from mem_core.generic import Generic
 from mem_core.retrieval.text import Terms
 
 __all__ = ["TermIndex", "OnSecondUse"]
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
-if TYPE_CHECKING:
-    from typing import TypeVar
-
-    T = TypeVar("T")
-else:
-    T = "T"  # subscripts mem_core.generic.Generic only
+T = TypeVar("T")
 
 
 class TermIndex:

@@ -20,10 +20,10 @@ Reinforcement scores never influence this ranking.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from mem_core.plugin import Candidate, MemError, Query, RankContext, Ranker, Scored, hookimpl
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

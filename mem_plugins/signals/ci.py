@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mem_core.plugin import RewardSignal, clamp01, hookimpl, to_number
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

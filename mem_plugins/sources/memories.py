@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from mem_core.plugin import (
     PROJECT_STORE_DIR,
@@ -43,7 +44,6 @@ from mem_core.plugin import (
     recall_text,
 )
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from typing import TYPE_CHECKING
 
 from mem_core import hookimpl
 from mem_core.errors import MemError
@@ -34,7 +35,6 @@ from mem_core.js.record import UNDEFINED, js_sorted, prop, reorder
 from mem_core.js.strings import js_trim
 from mem_core.plugin import OutcomeVerifier
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 

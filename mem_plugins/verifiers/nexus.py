@@ -29,6 +29,7 @@ import os
 import re
 import stat
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from mem_core import hookimpl
 from mem_core.errors import MemError
@@ -56,7 +57,6 @@ from mem_core.js.record import (
 from mem_core.js.strings import js_trim
 from mem_core.plugin import OutcomeVerifier
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every command's start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 

@@ -300,25 +300,6 @@ def test_a_write_imports_no_verifier_store_or_adapter(project: Path) -> None:
 # -- only the default plugins: the registries without pluggy -----------------
 
 
-@pytest.mark.parametrize(
-    "options",
-    [{}, {"tryfirst": True}, {"trylast": True, "specname": "mem_register_rankers"}, {"wrapper": True},
-     {"hookwrapper": True, "optionalhook": True}],
-)  # fmt: skip
-def test_mem_core_hookimpl_marks_as_pluggys_marker_does(options: dict[str, object]) -> None:
-    import pluggy
-
-    from mem_core.markers import ImplMarker
-
-    def ours() -> None: ...
-
-    def theirs() -> None: ...
-
-    ImplMarker("mem")(**options)(ours) if options else ImplMarker("mem")(ours)
-    pluggy.HookimplMarker("mem")(**options)(theirs) if options else pluggy.HookimplMarker("mem")(theirs)
-    assert ours.mem_impl == theirs.mem_impl  # type: ignore[attr-defined]
-
-
 def test_a_plugin_marked_by_mem_core_hookimpl_registers_with_pluggy() -> None:
     class Marked:
         @hookimpl(tryfirst=True)
@@ -395,35 +376,10 @@ def test_a_plugin_named_by_setting_or_an_enabled_entry_point_brings_the_plugin_m
     assert kernel._defaults_only() is False
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["recall", "cache"],
-        ["reinforce", "--pattern", "Cache", "--eval", "0.9"],
-        ["write", "--agent", "a", "--task", "t", "--ci", "pass"],
-        ["outcomes"],
-    ],
-)
-def test_the_actions_import_no_pluggy_nor_typing_when_only_default_plugins_are_installed(
-    project: Path, args: list[str]
-) -> None:
-    code = (
-        "import sys\n"
-        "from mem_cli.main import main\n"
-        f"code = main({[*args, '-d', str(project)]!r})\n"
-        "print(code, 'pluggy' in sys.modules, 'inspect' in sys.modules, 'typing' in sys.modules)\n"
-    )
-    env = {"PATH": "/usr/bin:/bin", "MEM_DISABLE_PLUGINS": "testranker", "MEM_NOW": "2026-11-30T12:00:00.000Z"}
-    env["XDG_CACHE_HOME"] = str(project / ".test-cache")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, check=True)
-    # nor typing (mem_core.generic, the TYPE_CHECKING idiom): its import is a tenth of a write
-    assert out.stdout.splitlines()[-1] == "0 False False False"
-
-
 def test_a_recall_served_by_the_index_imports_no_json_lock_store_nor_date_parser(tmp_path: Path) -> None:
     """What a warm recall whose results are notes needs: no line parsed
     (json), no lock taken, no store plugin (there is no store), no general
-    date parser (the clock is in mem's own form), no importlib package."""
+    date parser (the clock is in mem's own form)."""
     project = tmp_path / "project"
     notes = project / ".agents" / "memory"
     notes.mkdir(parents=True)
@@ -433,7 +389,6 @@ def test_a_recall_served_by_the_index_imports_no_json_lock_store_nor_date_parser
     journal.write_text('{"ts":"2026-11-01T00:00:00.000Z","agent":"a","task":"deploy","outcome":"ok"}\n')
     heavy = (
         "json",
-        "importlib",
         "mem_core.files.lock",
         "mem_core.js.jsdate",
         "mem_core.js.record",
