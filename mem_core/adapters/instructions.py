@@ -46,9 +46,13 @@ def instructions(name: str, *, mcp: bool = True) -> str:
     return _MCP if mcp else _CLI.format(name=name)
 
 
-def hook_command(event: str, assistant: str) -> str:
-    """The command line an assistant's hook runs (``mem hook session-start --assistant claude-code``)."""
-    return f"mem hook {event} --assistant {assistant}"
+def hook_command(event: str, assistant: str, mem: list[str] | tuple[str, ...] = ("mem",)) -> str:
+    """The command line an assistant's hook runs (``mem hook session-start
+    --assistant claude-code``); ``mem``: the command that runs ``mem``
+    (:meth:`~mem_core.adapters.interfaces.Target.mem_argv`)."""
+    import shlex
+
+    return f"{shlex.join(mem)} hook {event} --assistant {assistant}"
 
 
 def is_hook_command(value: Any, assistant: str) -> bool:

@@ -18,13 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from mem_core.memories.kinds import CATEGORIES, PRIORITIES, SOURCES, VERIFICATIONS
+
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
 
 __all__ = ["Tool", "ToolContext", "TOOLS", "tool_names"]
 
-CATEGORIES = ["identity", "preference", "fact", "project", "skill", "mistake", "context", "note"]
-PRIORITIES = ["low", "normal", "high", "critical"]
 OUTCOMES = ["success", "failure", "partial", "abandoned"]
 
 
@@ -125,16 +125,16 @@ EVENT = _obj(
 MEMORY = _obj(
     {
         "id": {"type": "string", "description": "mem_…"},
-        "category": {"type": "string", "enum": CATEGORIES},
+        "category": {"type": "string", "enum": list(CATEGORIES)},
         "key": {"type": "string"},
         "content": {"type": "string"},
         "tags": {"type": "array", "items": {"type": "string"}},
-        "priority": {"type": "string", "enum": PRIORITIES},
-        "source": {"type": "string", "enum": ["user", "agent"]},
+        "priority": {"type": "string", "enum": list(PRIORITIES[::-1])},
+        "source": {"type": "string", "enum": list(SOURCES)},
         "verified": {"type": "boolean", "description": "A human's signature covers its current content."},
         "verification": {
             "type": "string",
-            "enum": ["signed", "terminal", "signature-invalid", "unsigned"],
+            "enum": list(VERIFICATIONS),
             "description": "How verified was decided: a trusted human key's signature, a terminal confirmation "
             "(where no key is trusted), a signature that no longer checks, or none.",
         },
@@ -473,7 +473,7 @@ TOOLS: tuple[Tool, ...] = (
         ),
         input_schema=_obj(
             {
-                "category": {"type": "string", "enum": CATEGORIES, "description": "What kind of memory."},
+                "category": {"type": "string", "enum": list(CATEGORIES), "description": "What kind of memory."},
                 "key": _str(
                     "Stable snake_case key, unique within (mind, category); storing it again updates.",
                     pattern="^[a-z0-9_]+$",
@@ -481,7 +481,7 @@ TOOLS: tuple[Tool, ...] = (
                 ),
                 "content": _str("The memory.", minLength=1),
                 "tags": {"type": "array", "items": {"type": "string"}, "description": "Tags (stored lower-case)."},
-                "priority": {"type": "string", "enum": PRIORITIES, "description": "Default: normal."},
+                "priority": {"type": "string", "enum": list(PRIORITIES[::-1]), "description": "Default: normal."},
                 "confidence": {"type": "number", "description": "0 to 1. Default: 0.7."},
                 "expires": _str("When it expires: an ISO-8601 date or time, or a duration like 7d, 12h, 30m."),
                 "mind": MIND,
@@ -505,11 +505,11 @@ TOOLS: tuple[Tool, ...] = (
             {
                 "search": _str("Full-text search over key, content and tags.", minLength=1),
                 "expiring": _str("Only those expiring within this duration (7d, 12h, 30m), expired ones included."),
-                "category": {"type": "string", "enum": CATEGORIES, "description": "Only this category."},
+                "category": {"type": "string", "enum": list(CATEGORIES), "description": "Only this category."},
                 "tag": _str("Only memories with this tag (case-insensitive)."),
                 "include_expired": {"type": "boolean", "description": "Also list expired memories."},
-                "source": {"type": "string", "enum": ["user", "agent"], "description": "Only those stored by them."},
-                "priority": {"type": "string", "enum": PRIORITIES, "description": "Only this priority."},
+                "source": {"type": "string", "enum": list(SOURCES), "description": "Only those stored by them."},
+                "priority": {"type": "string", "enum": list(PRIORITIES[::-1]), "description": "Only this priority."},
                 "unverified": {"type": "boolean", "description": "Only memories no human has verified yet."},
                 "mind": MIND,
                 "user": USER,

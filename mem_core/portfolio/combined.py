@@ -36,8 +36,8 @@ from __future__ import annotations
 import marshal
 import os
 import stat
+import struct
 import time
-from array import array
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
@@ -49,17 +49,19 @@ from mem_core.files.layout import AGENTS_MEMORY_DIR, JOURNAL, MEMORY_DIR
 from mem_core.files.markdown import NOTE_DIRS, NOTE_FILES
 from mem_core.files.usercache import name_key
 from mem_core.retrieval.diskindex import (
-    MAGIC,
-    VERSION,
+    LEXICAL,
+    Analyzer,
     DiskTermIndex,
     IndexCorrupt,
     IndexedSource,
     Indexer,
+    IndexWriter,
     LazyCandidate,
-    _crc,
-    _load,
-    _settled,
-    token_directory,
+    crc,
+    expected,
+    load,
+    save,
+    settled,
 )
 from mem_core.retrieval.index import TermIndex
 from mem_core.retrieval.interfaces import Candidate, CandidateBlock
@@ -74,8 +76,10 @@ if TYPE_CHECKING:
 __all__ = ["PortfolioIndex", "Changed", "portfolio_dir", "REBUILD_SHARE"]
 
 MANIFEST = "manifest"
+#: the manifest's magic, then its body's length and CRC-32
+MANIFEST_PREFIX = struct.Struct("<8sQI")
 MANIFEST_MAGIC = b"MEMPIDX\x00"
-MANIFEST_VERSION = 2
+MANIFEST_VERSION = 3
 #: rebuild when more than this share of the units is stale
 REBUILD_SHARE = 1 / 8
 ARCHIVE = MEMORY_DIR + "/archive"
@@ -104,8 +108,8 @@ NOTES = _NotesIndexer()
 JOURNALS = _JournalIndexer()
 
 
-def portfolio_dir(index_dir: str, roots: Sequence[str]) -> str:
-    key = name_key("\0".join(roots))
+def portfolio_dir(index_dir: str, roots: Sequence[str], analyzer: Analyzer = LEXICAL) -> str:
+    key = name_key("\0".join([analyzer.key, *roots]))
     return os.path.join(index_dir, "portfolio", key)
 
 
@@ -127,134 +131,54 @@ def _identity_now(path: str, folder: bool) -> tuple[int, ...] | None | bool:
 #: what a recorded identity becomes when it was not settled at build time (never equal to one)
 UNSETTLED = ()
 
+#: the manifest's fields (a dict of plain values, ``marshal``): the build,
+#: then the file table and the projects, each a dict of columns (one value
+#: per file, per project) — columns, not records, so that a thousand
+#: projects load in one ``marshal.loads`` without an object each
+MANIFEST_FIELDS = ("version", "roots", "stores", "space", "build", "notes", "journal", "files", "projects")
+#: per document file: its root, its path relative to the root, its identity when indexed
+FILE_COLUMNS = ("root", "relative", "identity")
+#: per project (see :func:`_fresh`)
+PROJECT_COLUMNS = (
+    "root",  # the project's root
+    "folders",  # (path, identity) of each of DIRS
+    "journal_checks",  # (path, identity, folder number) of each file the journal unit depends on
+    "note_checks",  # the same for the notes unit
+    "journal_unit",  # (servable, first document, end)
+    "notes_unit",  # the same in the notes index
+    "no_store",  # no structured-memory store in .bmad/memory/ when indexed
+    "no_config",  # no mem.toml when indexed
+)
+
 
 class _Build:
     """The documents of the portfolio index as they are collected."""
 
-    def __init__(self, started: int) -> None:
+    def __init__(self, started: int, analyzer: Analyzer) -> None:
         self.started = started
-        #: per document file: (root, path relative to it, identity)
-        self.files: list[tuple[str, str, Any]] = []
-        #: per project: (root, folders, journal files, note files, journal unit, notes unit, no store)
-        self.projects: list[tuple[Any, ...]] = []
-        self.notes = _Postings()
-        self.journal = _Postings()
+        self.files: dict[str, list[Any]] = {name: [] for name in FILE_COLUMNS}
+        self.projects: dict[str, list[Any]] = {name: [] for name in PROJECT_COLUMNS}
+        self.notes = IndexWriter(NOTES, analyzer)
+        self.journal = IndexWriter(JOURNALS, analyzer)
+
+    def file(self, root: str, relative: str, ident: Any) -> int:
+        """Record a document file; its number in the file table."""
+        for name, value in zip(FILE_COLUMNS, (root, relative, ident), strict=True):
+            self.files[name].append(value)
+        return len(self.files["root"]) - 1
 
     def recorded(self, ident: tuple[int, ...] | None | bool) -> Any:
         """An identity as the manifest keeps it: settled ones only."""
         if not isinstance(ident, tuple):
             return ident
-        return ident if _settled(ident, self.started) else UNSETTLED
-
-
-class _Postings:
-    """Documents and their postings, kept in arrays (a portfolio holds
-    millions of postings: tuples would not fit in memory)."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.lengths = array("I")
-        self.cols: list[array] = []
-        self.blobs: list[bytes] = []
-        self.tokens: dict[str, tuple[array, array]] = {}  # token -> (docs, counts)
-
-    def add(self, counts: dict[str, int], length: int, cols: tuple[Any, ...], blob: bytes, typecodes: str) -> None:
-        number = self.count
-        self.count += 1
-        if not self.cols:
-            self.cols = [array(code) for code in typecodes]
-        for column, value in zip(self.cols, cols, strict=True):
-            column.append(value)
-        self.lengths.append(length)
-        self.blobs.append(blob)
-        tokens = self.tokens
-        for token, count in counts.items():
-            found = tokens.get(token)
-            if found is None:
-                found = tokens[token] = (array("I"), array("I"))
-            found[0].append(number)
-            found[1].append(count)
-
-    def encode(self, indexer: Indexer, tag: str, relative: str, built_ns: int) -> bytes:
-        """The bytes of the index file, in :mod:`mem_core.retrieval.diskindex`'s format."""
-        pieces: list[bytes] = []
-        table: list[tuple[int, int, int]] = []
-        at = 0
-
-        def piece(data: bytes) -> None:
-            nonlocal at
-            pieces.append(data)
-            table.append((at, len(data), _crc(data)))
-            at += len(data)
-
-        cols = self.cols or [array(code) for code in indexer.columns]
-        for column in cols:
-            piece(column.tobytes())
-        piece(self.lengths.tobytes())
-        offsets = array("Q", [0])
-        total = 0
-        for blob in self.blobs:
-            total += len(blob)
-            offsets.append(total)
-        piece(offsets.tobytes())
-        piece(array("I", [_crc(blob) for blob in self.blobs]).tobytes())
-        piece(b"".join(self.blobs))
-        lengths = self.lengths
-        names = sorted(self.tokens)
-        postings_at = at
-        where, sizes, crcs = array("Q"), array("I"), array("I")
-        for token in names:
-            docs, counts = self.tokens[token]
-            order = sorted(range(len(docs)), key=lambda k: (counts[k], lengths[docs[k]], docs[k]))
-            groups = array("I")
-            docs_of = array("I", [docs[k] for k in order])
-            counts_of = array("I", [counts[k] for k in order])
-            start = 0
-            n = len(order)
-            while start < n:
-                count, length = counts_of[start], lengths[docs_of[start]]
-                end = start + 1
-                while end < n and counts_of[end] == count and lengths[docs_of[end]] == length:
-                    end += 1
-                groups.extend((count, length, end - start))
-                start = end
-            chunk = (
-                array("I", [len(groups) // 3]).tobytes() + groups.tobytes() + docs_of.tobytes() + counts_of.tobytes()
-            )
-            where.append(at)
-            sizes.append(len(chunk))
-            crcs.append(_crc(chunk))
-            pieces.append(chunk)
-            at += len(chunk)
-        postings_end = at
-        directory, at = token_directory(names, where, sizes, crcs, at, table)
-        pieces.extend(directory)
-        header = marshal.dumps(
-            (
-                VERSION,
-                indexer.key,
-                indexer.columns,
-                tag,
-                relative,
-                (0, 0, 0, 0, 0),
-                built_ns,
-                b"",
-                0,
-                0,
-                self.count,
-                tuple(table),
-                (postings_at, postings_end),
-            )
-        )
-        prefix = MAGIC + len(header).to_bytes(4, "little") + _crc(header).to_bytes(4, "little")
-        return prefix + header + b"".join(pieces)
+        return ident if settled(ident, self.started) else UNSETTLED
 
 
 def _read_file(root: str, relative: str) -> tuple[bytes, tuple[int, ...]] | None:
     """The bytes and identity of a source file read under the store's rules
     (``None``: missing); ``MemError`` when it is unsafe or changed while read."""
     from mem_core.files.paths import safe_file
-    from mem_core.retrieval.diskindex import _read_all, text_check
+    from mem_core.retrieval.diskindex import read_all, text_check
 
     path = safe_file(root, relative)
     try:
@@ -268,7 +192,7 @@ def _read_file(root: str, relative: str) -> tuple[bytes, tuple[int, ...]] | None
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:
             raise MemError("not a regular file of at most 2 MiB")
         ident = identity(st)
-        data = _read_all(fd)
+        data = read_all(fd)
         text_check(data)
         if len(data) != ident[2] or identity(os.fstat(fd)) != ident:
             raise MemError("changed while read")
@@ -278,8 +202,7 @@ def _read_file(root: str, relative: str) -> tuple[bytes, tuple[int, ...]] | None
 
 
 def _add_project(build: _Build, root: str, stores: Any) -> None:
-    from mem_plugins.sources.journal import JOURNAL_INDEXER
-    from mem_plugins.sources.markdown import NOTE_INDEXER
+    from mem_core.retrieval.indexers import JOURNAL_INDEXER, NOTE_INDEXER
 
     paths = [os.path.join(root, d) if d else root for d in DIRS]
     folders = [(path, _identity_now(path, True)) for path in paths]
@@ -305,10 +228,9 @@ def _add_project(build: _Build, root: str, stores: Any) -> None:
                 if docs is None:
                     ok = False
                 else:
-                    build.files.append((root, JOURNAL, found[1]))
-                    number = len(build.files) - 1
+                    number = build.file(root, JOURNAL, found[1])
                     for doc in docs:
-                        build.journal.add(doc.counts, doc.length, (*doc.cols, number), b"", JOURNALS.columns)
+                        build.journal.add(doc, (*doc.cols, number))
     journal_unit = (ok, lo, build.journal.count)
     # the notes: the six note files
     note_checks: list[tuple[Any, ...]] = []
@@ -327,53 +249,40 @@ def _add_project(build: _Build, root: str, stores: Any) -> None:
                 pending.append((relative, NOTE_INDEXER.build(found[0], 0).docs or []))
     if ok:
         for relative, docs in pending:
-            build.files.append((root, relative, None))
-            number = len(build.files) - 1
+            number = build.file(root, relative, None)
             for doc in docs:
-                build.notes.add(doc.counts, doc.length, (number,), doc.blob, NOTES.columns)
+                build.notes.add(doc, (number,))
     notes_unit = (ok, lo, build.notes.count)
     # no structured-memory store (of the stores registered now) in .bmad/memory/
     directory = os.path.join(root, MEMORY_DIR)
     no_store = safe and not any(stores.get(name).exists(directory) for name in stores.names())
     no_config = safe and not os.path.lexists(os.path.join(root, PROJECT_CONFIG))
     recorded_folders = tuple((path, build.recorded(ident)) for path, ident in folders)
-    build.projects.append(
-        (root, recorded_folders, tuple(journal_checks), tuple(note_checks), journal_unit, notes_unit, no_store,
-         no_config)
-    )  # fmt: skip
+    values = (root, recorded_folders, tuple(journal_checks), tuple(note_checks), journal_unit, notes_unit,
+              no_store, no_config)  # fmt: skip
+    for name, value in zip(PROJECT_COLUMNS, values, strict=True):
+        build.projects[name].append(value)
 
 
-def build_index(directory: str, roots: Sequence[str], stores: Any) -> None:
+def build_index(directory: str, roots: Sequence[str], stores: Any, analyzer: Analyzer = LEXICAL) -> None:
     """Index the journals and notes of ``roots`` into ``directory`` (new
     files, then the manifest replaced atomically; older builds removed). A
     cache that cannot be written is no error."""
-    from mem_core.retrieval.diskindex import _save
-
     started = time.time_ns()
-    build = _Build(started)
+    build = _Build(started, analyzer)
     for root in roots:
         _add_project(build, root, stores)
     build_id = f"{os.getpid()}-{started}"
     tag = f"portfolio:{build_id}"
     notes_name, journal_name = f"notes-{build_id}.idx", f"journal-{build_id}.idx"
-    _save(os.path.join(directory, notes_name), build.notes.encode(NOTES, tag, "notes", started))
-    _save(os.path.join(directory, journal_name), build.journal.encode(JOURNALS, tag, "journal", started))
-    body = marshal.dumps(
-        (
-            MANIFEST_VERSION,
-            tuple(roots),
-            _store_names(stores),
-            build_id,
-            notes_name,
-            journal_name,
-            tuple(build.files),
-            tuple(build.projects),
-        )
-    )
-    _save(
-        os.path.join(directory, MANIFEST),
-        MANIFEST_MAGIC + len(body).to_bytes(8, "little") + _crc(body).to_bytes(4, "little") + body,
-    )
+    for name, writer, relative in ((notes_name, build.notes, "notes"), (journal_name, build.journal, "journal")):
+        data = writer.encode(root=tag, relative=relative, identity=(0, 0, 0, 0, 0), built_ns=started, digest=b"",
+                             size=0, covered=0)  # fmt: skip
+        save(os.path.join(directory, name), data)
+    values = (MANIFEST_VERSION, tuple(roots), _store_names(stores), analyzer.key, build_id, notes_name, journal_name,
+              build.files, build.projects)  # fmt: skip
+    body = marshal.dumps(dict(zip(MANIFEST_FIELDS, values, strict=True)))
+    save(os.path.join(directory, MANIFEST), MANIFEST_PREFIX.pack(MANIFEST_MAGIC, len(body), crc(body)) + body)
     try:
         for name in os.listdir(directory):
             if name.endswith(".idx") and name not in (notes_name, journal_name):
@@ -388,15 +297,22 @@ def _store_names(stores: Any) -> tuple[str, ...]:
 
 
 class _Manifest:
-    __slots__ = ("stores", "build_id", "notes", "journal", "files", "projects")
+    """A manifest read back (:data:`MANIFEST_FIELDS`)."""
 
-    def __init__(self, fields: tuple[Any, ...]) -> None:
-        (_v, _roots, self.stores, self.build_id, self.notes, self.journal, files, projects) = fields
-        self.files: tuple[tuple[str, str, Any], ...] = files
-        self.projects: tuple[tuple[Any, ...], ...] = projects
+    __slots__ = ("stores", "build", "notes", "journal", "files", "projects")
+
+    def __init__(self, fields: dict[str, Any]) -> None:
+        self.stores: tuple[str, ...] = fields["stores"]
+        self.build: str = fields["build"]
+        self.notes: str = fields["notes"]
+        self.journal: str = fields["journal"]
+        #: the file table's columns (:data:`FILE_COLUMNS`)
+        self.files: dict[str, list[Any]] = fields["files"]
+        #: the projects' columns (:data:`PROJECT_COLUMNS`)
+        self.projects: dict[str, list[Any]] = fields["projects"]
 
 
-def _read_manifest(directory: str, roots: Sequence[str]) -> _Manifest | None:
+def _read_manifest(directory: str, roots: Sequence[str], analyzer: Analyzer) -> _Manifest | None:
     """The manifest of ``directory`` if it is a valid one for ``roots``."""
     try:
         fd = open_regular(os.path.join(directory, MANIFEST))
@@ -407,25 +323,32 @@ def _read_manifest(directory: str, roots: Sequence[str]) -> _Manifest | None:
             data = fh.read()
     except OSError:
         return None
-    if len(data) < 20 or data[:8] != MANIFEST_MAGIC:
+    if len(data) < MANIFEST_PREFIX.size:
         return None
-    length = int.from_bytes(data[8:16], "little")
-    body = data[20:]
-    if len(body) != length or _crc(body) != int.from_bytes(data[16:20], "little"):
+    magic, length, check = MANIFEST_PREFIX.unpack_from(data)
+    body = data[MANIFEST_PREFIX.size :]
+    if magic != MANIFEST_MAGIC or len(body) != length or crc(body) != check:
         return None
     try:
         fields = marshal.loads(body)
     except (ValueError, TypeError, EOFError):
         return None
-    if not (isinstance(fields, tuple) and len(fields) == 8 and fields[0] == MANIFEST_VERSION):
+    if not (isinstance(fields, dict) and tuple(fields) == MANIFEST_FIELDS):
         return None
-    if fields[1] != tuple(roots) or len(fields[7]) != len(roots):
+    if fields["version"] != MANIFEST_VERSION or fields["roots"] != tuple(roots) or fields["space"] != analyzer.key:
+        return None
+    files, projects = fields["files"], fields["projects"]
+    if not (isinstance(files, dict) and tuple(files) == FILE_COLUMNS):
+        return None
+    if not (isinstance(projects, dict) and tuple(projects) == PROJECT_COLUMNS):
+        return None
+    if len({len(column) for column in files.values()}) != 1 or {len(c) for c in projects.values()} != {len(roots)}:
         return None
     return _Manifest(fields)
 
 
-def _fresh(project: tuple[Any, ...]) -> tuple[bool, bool, bool, bool]:
-    """Whether the journal and the notes of a project are as indexed,
+def _fresh(projects: dict[str, list[Any]], k: int) -> tuple[bool, bool, bool, bool]:
+    """Whether the journal and the notes of project ``k`` are as indexed,
     whether it still has no memory store, and whether it is served whole:
     both, a memory folder unchanged (so the project is there and readable)
     and still no config file (see the module). Raises ``ValueError`` … on a
@@ -436,7 +359,7 @@ def _fresh(project: tuple[Any, ...]) -> tuple[bool, bool, bool, bool]:
     indexed (not links), so they need no look; a memory folder unchanged
     holds no file it did not hold (a missing file is not looked for), and
     one whose parent is still missing is missing too."""
-    _root, folders, journal_checks, note_checks, journal_unit, notes_unit, no_store, no_config = project
+    folders = projects["folders"][k]
     lstat = os.lstat
     no = (False, False, False, False)
     root_path, root_recorded = folders[0]
@@ -469,7 +392,11 @@ def _fresh(project: tuple[Any, ...]) -> tuple[bool, bool, bool, bool]:
             return no
         same[number] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) == recorded
     results = []
-    for checks, unit in ((journal_checks, journal_unit), (note_checks, notes_unit)):
+    units = (
+        (projects["journal_checks"][k], projects["journal_unit"][k]),
+        (projects["note_checks"][k], projects["notes_unit"][k]),
+    )
+    for checks, unit in units:
         fresh = bool(unit[0])
         if fresh:
             for path, recorded, folder in checks:
@@ -498,27 +425,28 @@ def _fresh(project: tuple[Any, ...]) -> tuple[bool, bool, bool, bool]:
         results.append(fresh)
     present = (same[2] and bmad_memory is not None) or (same[4] and agents_memory is not None)
     # .bmad/memory unchanged: no store and no config file appeared in it
-    whole = results[0] and results[1] and present and bool(no_config) and same[2]
-    return results[0], results[1], bool(no_store) and same[2], whole
+    whole = results[0] and results[1] and present and bool(projects["no_config"][k]) and same[2]
+    return results[0], results[1], bool(projects["no_store"][k]) and same[2], whole
 
 
 class _Range(TermIndex):
-    """The documents ``lo … hi-1`` of a :class:`DiskTermIndex` (positions
-    stay those of the whole index)."""
+    """The documents ``lo … hi-1`` of a :class:`DiskTermIndex`, numbered
+    from 0 (a ranker that takes every document of a block takes these)."""
 
-    __slots__ = ("_base", "_lo", "_hi")
+    __slots__ = ("_base", "_lo", "_hi", "space")
 
     def __init__(self, base: DiskTermIndex, lo: int, hi: int) -> None:  # noqa: D107 - no TermIndex.__init__
         self._base = base
         self._lo = lo
         self._hi = hi
-        self.lengths = base.lengths  # type: ignore[misc]
+        self.space = base.space
+        self.lengths = base.lengths[lo:hi]  # type: ignore[misc]
         self._holding = {}
         self._counts = {}
         self._groups = {}
 
     def __len__(self) -> int:
-        return len(self._base)
+        return self._hi - self._lo
 
     @property
     def terms(self) -> tuple[Any, ...]:  # type: ignore[override]
@@ -526,29 +454,29 @@ class _Range(TermIndex):
 
     def positions(self, tokens: Sequence[str]) -> Sequence[int]:
         lo, hi = self._lo, self._hi
-        return [p for p in self._base.positions(tokens) if lo <= p < hi]
+        return [p - lo for p in self._base.positions(tokens) if lo <= p < hi]
 
     def holding(self, token: str) -> frozenset[int]:
         held = self._holding.get(token)
         if held is None:
             lo, hi = self._lo, self._hi
-            held = self._holding[token] = frozenset(p for p in self._base.holding(token) if lo <= p < hi)
+            held = self._holding[token] = frozenset(p - lo for p in self._base.holding(token) if lo <= p < hi)
         return held
 
-    def counts(self, token: str) -> dict[int, int]:
+    def counts(self, token: str) -> dict[int, Any]:
         counts = self._counts.get(token)
         if counts is None:
             lo, hi = self._lo, self._hi
-            counts = self._counts[token] = {p: c for p, c in self._base.counts(token).items() if lo <= p < hi}
+            counts = self._counts[token] = {p - lo: c for p, c in self._base.counts(token).items() if lo <= p < hi}
         return counts
 
-    def groups(self, token: str) -> tuple[tuple[int, int, frozenset[int]], ...]:
+    def groups(self, token: str) -> tuple[tuple[Any, Any, frozenset[int]], ...]:
         groups = self._groups.get(token)
         if groups is None:
             lo, hi = self._lo, self._hi
             found = []
             for f, length, positions in self._base.groups(token):
-                kept = frozenset(p for p in positions if lo <= p < hi)
+                kept = frozenset(p - lo for p in positions if lo <= p < hi)
                 if kept:
                     found.append((f, length, kept))
             groups = self._groups[token] = tuple(found)
@@ -597,39 +525,47 @@ class PortfolioIndex:
         needed) for a recall over ``roots``, or ``None`` when it cannot be used."""
         if not registered:
             return None
-        directory = portfolio_dir(index_dir, registered)
+        analyzer = query.analyzer or LEXICAL
+        directory = portfolio_dir(index_dir, registered, analyzer)
         wanted = set(roots)
         none = (False, False, False, False)
         for attempt in range(2):
-            manifest = _read_manifest(directory, registered)
+            manifest = _read_manifest(directory, registered, analyzer)
             if manifest is not None:
+                projects = manifest.projects
                 try:
-                    state = [_fresh(project) if project[0] in wanted else none for project in manifest.projects]
-                    usable = sum(bool(project[4][0]) + bool(project[5][0]) for project in manifest.projects)
+                    state = [_fresh(projects, k) if root in wanted else none for k, root in enumerate(projects["root"])]
+                    usable = sum(
+                        bool(j[0]) + bool(n[0])
+                        for j, n in zip(projects["journal_unit"], projects["notes_unit"], strict=True)
+                    )
                 except (ValueError, TypeError, IndexError, KeyError):
                     state = None
                 if state is not None:
                     stale = usable - sum(j + n for j, n, _s, _w in state)
                     if stale <= usable * REBUILD_SHARE or attempt:
-                        opened = cls._open_files(directory, manifest)
+                        opened = cls._open_files(directory, manifest, analyzer)
                         if opened is not None:
                             same_stores = manifest.stores == _store_names(stores)
-                            no_store = {p[0] for p, st in zip(manifest.projects, state, strict=True) if st[2]}
-                            whole = {p[0] for p, st in zip(manifest.projects, state, strict=True) if st[3]}
-                            runs = _runs(manifest.projects, state)
+                            roots_of = projects["root"]
+                            no_store = {root for root, st in zip(roots_of, state, strict=True) if st[2]}
+                            whole = {root for root, st in zip(roots_of, state, strict=True) if st[3]}
+                            runs = _runs(projects, state)
                             return cls(manifest, opened[0], opened[1], runs, no_store if same_stores else set(),
                                        whole, query, owners)  # fmt: skip
             if attempt == 0:
-                build_index(directory, registered, stores)
+                build_index(directory, registered, stores, analyzer)
         return None
 
     @staticmethod
-    def _open_files(directory: str, manifest: _Manifest) -> tuple[IndexedSource, IndexedSource] | None:
-        tag = f"portfolio:{manifest.build_id}"
-        notes = _load(os.path.join(directory, manifest.notes), NOTES, tag, "notes")
+    def _open_files(
+        directory: str, manifest: _Manifest, analyzer: Analyzer
+    ) -> tuple[IndexedSource, IndexedSource] | None:
+        tag = f"portfolio:{manifest.build}"
+        notes = load(os.path.join(directory, manifest.notes), expected(NOTES, analyzer, tag, "notes"))
         if notes is None:
             return None
-        journal = _load(os.path.join(directory, manifest.journal), JOURNALS, tag, "journal")
+        journal = load(os.path.join(directory, manifest.journal), expected(JOURNALS, analyzer, tag, "journal"))
         if journal is None:
             notes.close()
             return None
@@ -657,8 +593,11 @@ class PortfolioIndex:
         if not starts:
             return []
         index = self._index(source)
-        view: TermIndex = index if (lo, hi) == (0, len(index)) else _Range(index, lo, hi)
         maker = self._note_maker() if source == "notes" else self._event_maker()
+        view: TermIndex = index
+        if (lo, hi) != (0, len(index)):
+            view = _Range(index, lo, hi)
+            maker = partial(_shifted, maker, lo)
         # every candidate weighs 1 for notes too, but the lexical ranker's
         # group scoring suits a block of many projects better than its
         # best-of-block search (the same scores either way)
@@ -670,66 +609,52 @@ class PortfolioIndex:
             found = self._indexes[source] = DiskTermIndex(self._sources[source])
         return found
 
-    def _root_of(self, number: int) -> str:
-        return self._manifest.files[number][0]
-
     def _note_maker(self) -> Callable[[int], Candidate]:
+        from mem_core.retrieval.indexers import note_of_blob
+
         source = self._sources["notes"]
-        files = self._manifest.files
+        roots, relatives = self._manifest.files["root"], self._manifest.files["relative"]
         owners = self._owners
 
         def load(i: int, number: int) -> tuple[str, Any]:
-            blob = source.blob(i)
-            size = int.from_bytes(blob[:4], "little")
-            heading = blob[4 : 4 + size].decode("utf-8", "surrogatepass")
-            text = blob[4 + size :].decode("utf-8", "surrogatepass")
-            shown = files[number][1]
+            heading, text = note_of_blob(source.blob(i))
+            shown = relatives[number]
             note = Candidate.note(heading, text, source=shown.rsplit("/", 1)[-1], source_file=shown)
             return note.scored_text, note.fields
 
         def make(i: int) -> Candidate:
             number = source.column(0)[i]
-            if not 0 <= number < len(files):
+            if not 0 <= number < len(roots):
                 raise IndexCorrupt(source.path or "")
             candidate = LazyCandidate(partial(load, i, number), 1.0)
-            owners[id(candidate)] = self._root_of(number)
+            owners[id(candidate)] = roots[number]
             return candidate
 
         return make
 
     def _event_maker(self) -> Callable[[int], Candidate]:
-        from mem_core.js.jsonfmt import JSONError
-        from mem_core.js.jsonfmt import loads as json_loads
-        from mem_core.js.strings import js_trim
-        from mem_plugins.sources.journal import _event_text, _SignalsJSON, event_candidate
+        from mem_core.journal.events import SignalsJSON, event_candidate, event_fields, event_of_line
 
         source = self._sources["journal"]
-        files = self._manifest.files
+        roots = self._manifest.files["root"]
         owners = self._owners
         now_ms = self._query.now_ms
         starts, sizes, stamps, numbers = (source.column(n) for n in range(4))
-        signals_json = _SignalsJSON()
+        signals_json = SignalsJSON()
 
         def load(i: int) -> tuple[str, dict[str, Any]]:
-            number = numbers[i]
-            data = os.pread(self._fd(number), sizes[i], starts[i])
-            if len(data) != sizes[i]:
+            data = os.pread(self._fd(numbers[i]), sizes[i], starts[i])
+            event = event_of_line(data) if len(data) == sizes[i] else None
+            if event is None:
                 raise Changed
-            try:
-                event = json_loads(js_trim(data.decode("utf-8")))
-            except (JSONError, UnicodeDecodeError):
-                raise Changed from None
-            if not isinstance(event, dict):
-                raise Changed
-            scored, ref = _event_text(event, signals_json)
-            return scored, {"kind": "event", "source": "journal.ndjson", "ref": ref, "text": scored, "event": event}
+            return event_fields(event, signals_json)
 
         def make(i: int) -> Candidate:
             number = numbers[i]
-            if not 0 <= number < len(files):
+            if not 0 <= number < len(roots):
                 raise IndexCorrupt(source.path or "")
             candidate = event_candidate(partial(load, i), stamps[i], now_ms)
-            owners[id(candidate)] = self._root_of(number)
+            owners[id(candidate)] = roots[number]
             return candidate
 
         return make
@@ -738,13 +663,13 @@ class PortfolioIndex:
         """The journal ``number``, open, checked to be the file indexed."""
         fd = self._fds.get(number)
         if fd is None:
-            root, relative, recorded = self._manifest.files[number]
-            path = os.path.join(root, relative)
+            files = self._manifest.files
+            path = os.path.join(files["root"][number], files["relative"][number])
             try:
                 fd = open_regular(path)
             except (OSError, MemError):
                 raise Changed from None
-            if identity(os.fstat(fd)) != recorded:
+            if identity(os.fstat(fd)) != files["identity"][number]:
                 os.close(fd)
                 raise Changed
             self._fds[number] = fd
@@ -761,15 +686,20 @@ class PortfolioIndex:
             source.close()
 
 
+def _shifted(make: Callable[[int], Candidate], lo: int, position: int) -> Candidate:
+    return make(lo + position)
+
+
 def _runs(
-    projects: Sequence[tuple[Any, ...]], state: Sequence[tuple[bool, bool, bool, bool]]
+    projects: dict[str, list[Any]], state: Sequence[tuple[bool, bool, bool, bool]]
 ) -> dict[tuple[str, str], tuple[int, int, bool]]:
     """Per fresh unit: the document range of the run of consecutive fresh
     units of its source it belongs to, and whether it is the run's first."""
     runs: dict[tuple[str, str], tuple[int, int, bool]] = {}
-    for source, column in (("journal", 0), ("notes", 1)):
+    roots = projects["root"]
+    for source, column, units in (("journal", 0, projects["journal_unit"]), ("notes", 1, projects["notes_unit"])):
         k = 0
-        n = len(projects)
+        n = len(roots)
         while k < n:
             if not state[k][column]:
                 k += 1
@@ -777,8 +707,8 @@ def _runs(
             end = k
             while end + 1 < n and state[end + 1][column]:
                 end += 1
-            lo, hi = projects[k][4 + column][1], projects[end][4 + column][2]
+            lo, hi = units[k][1], units[end][2]
             for j in range(k, end + 1):
-                runs[(source, projects[j][0])] = (lo, hi, j == k)
+                runs[(source, roots[j])] = (lo, hi, j == k)
             k = end + 1
     return runs

@@ -143,7 +143,7 @@ def recall_all(
     (see the module)."""
     from mem_core.retrieval.diskindex import IndexCorrupt
 
-    if index_dir is not None and request.match_tokens is not None:
+    if index_dir is not None and (request.match_tokens is not None or request.analyzer is not None):
         from mem_core.portfolio.combined import Changed
 
         try:

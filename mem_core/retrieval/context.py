@@ -120,16 +120,18 @@ class SourceContext:
         """``root/relative`` from the on-disk recall index
         (:mod:`mem_core.retrieval.diskindex`), validated against the file
         as it is now (indexed now if needed), when this recall uses the
-        index and the ranker drops what shares no word with the query.
-        ``None`` otherwise, and when the file is missing, unsafe or cannot
-        be indexed exactly: the source then reads it as usual (which reports
-        an unsafe file)."""
-        if self._index_dir is None or self._query.match_tokens is None:
+        index and the ranker scores from one: in its own analysis
+        (:attr:`Query.analyzer`), or in the tokens of mem-cli.md §1 when it
+        drops what shares no word with the query. ``None`` otherwise, and
+        when the file is missing, unsafe or cannot be indexed exactly: the
+        source then reads it as usual (which reports an unsafe file)."""
+        analyzer = self._query.analyzer
+        if self._index_dir is None or (analyzer is None and self._query.match_tokens is None):
             return None
-        from mem_core.retrieval.diskindex import open_indexed
+        from mem_core.retrieval.diskindex import LEXICAL, open_indexed
 
         try:
-            return open_indexed(self._index_dir, root, relative, indexer)
+            return open_indexed(self._index_dir, root, relative, indexer, analyzer or LEXICAL)
         except (MemError, OSError):
             return None
 

@@ -7,18 +7,23 @@ It is an optimisation, never a second truth: delete it and nothing is lost.
 
 * **Where**: ``<cache>/recall-index/<project key>/<file key>.idx``, where
   ``<cache>`` is the ``cache_dir`` setting, else the user cache directory
-  of ``mem`` (platformdirs' ``user_cache_dir``; ``$XDG_CACHE_HOME/mem`` or
-  ``~/.cache/mem`` on Linux, computed without importing platformdirs), and
-  the keys are SHA-1 prefixes of the real path of the root (the project or
-  the portfolio) and of the file's relative path. Never under
-  ``.bmad/memory/``.
-* **One index file per source file**, made of checksummed pieces: a header
-  (``marshal`` of plain values, validated field by field before use, with
-  its CRC-32 checked before it is loaded), the per-document columns
-  (``array`` bytes), the token directory, and per token its postings
-  grouped by (count in the document, document length). Every piece read is
-  checked against its CRC-32; any mismatch, a foreign version, another
-  file's index, a truncated file: the index is rebuilt, never trusted.
+  of ``mem``, and the keys are SHA-1 prefixes of the real path of the root
+  (the project or the portfolio) and of the file's relative path, its
+  indexer and its analyzer. Never under ``.bmad/memory/``.
+* **Term spaces**: what a document's terms are is an :class:`Analyzer`'s
+  business — :data:`LEXICAL` (the tokens of mem-cli.md §1, what ``lexical``
+  and ``evidence`` score) or a ranker's own (``bm25``'s stemmed, weighted
+  terms). Each space has its own index file, keyed by the analyzer's
+  ``key``, which names its version: a changed tokenizer or stemmer rebuilds.
+* **The format** (one writer, :class:`IndexWriter`; one reader,
+  :class:`IndexFile`): the magic, the header's length and CRC-32, the header
+  (:class:`Header`, named fields, ``marshal`` of a dict of plain values,
+  validated field by field), then the named pieces the header locates, each
+  with its CRC-32 (:data:`PIECES`): the per-document columns and lengths
+  (``array`` bytes), the blobs, the postings of every token
+  (:data:`POSTINGS`) and the token directory (:data:`BUCKET`). Any mismatch,
+  a foreign version, another file's index, a truncated file: the index is
+  rebuilt, never trusted. No pickle, nothing executable.
 * **Validity**: the source file's identity (device, inode, size,
   ``mtime_ns``, ``ctime_ns``) and the SHA-1 of its bytes are recorded. An
   identity that matches, for a file that had been quiet for the racy window
@@ -30,7 +35,7 @@ It is an optimisation, never a second truth: delete it and nothing is lost.
 * **Concurrency**: written to a temporary file in the same directory and
   renamed over (atomic); a reader holds one open file, so a concurrent
   replacement cannot mix two versions. A missing, partial or unwritable
-  index costs a rebuild in memory, nothing else.
+  index is built and read in memory, nothing else.
 
 What documents a file holds, and how a result is made back from one, is
 the source's business (an :class:`Indexer`); this module keeps, checks and
@@ -44,6 +49,7 @@ from __future__ import annotations
 import marshal
 import os
 import stat
+import struct
 import time
 import zlib
 from array import array
@@ -54,7 +60,7 @@ from mem_core.errors import MemError
 from mem_core.files.cache import FINE_RACY_SECONDS, RACY_SECONDS, identity
 from mem_core.files.io import GREW, MAX_BYTES, NOT_REGULAR, NOT_UTF8, open_regular
 from mem_core.files.paths import os_error_message, safe_file
-from mem_core.files.usercache import APP_NAME, cache_base, name_key, root_key  # noqa: F401 - APP_NAME re-exported
+from mem_core.files.usercache import cache_base, name_key, root_key
 from mem_core.retrieval.index import TermIndex
 from mem_core.retrieval.interfaces import Candidate
 from mem_core.retrieval.text import Terms
@@ -63,6 +69,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
+    "Analyzer",
+    "LEXICAL",
     "IndexCorrupt",
     "LazyCandidate",
     "Doc",
@@ -76,21 +84,65 @@ __all__ = [
 ]
 
 MAGIC = b"MEMRIDX\x00"
-VERSION = 3
+VERSION = 4
 INDEX_DIR = "recall-index"
-_PREFIX = 16  # magic, header length, header CRC
+#: the magic, then the header's length and CRC-32
+PREFIX = struct.Struct("<8sII")
 _HEADER_MAX = 1 << 20
+#: the named pieces of an index file after its columns (``col0`` …), in file order
+PIECES = ("lengths", "blob_offsets", "blob_crcs", "blobs", "buckets")
+#: a token's postings: the number of documents and of groups, then the
+#: documents ('I'), their counts, and per group (documents of one count and
+#: one length, in ascending order) its count, its length and its size ('I')
+POSTINGS = struct.Struct("<II")
+#: a bucket of the token directory: how many tokens, then their postings'
+#: offsets ('Q'), sizes and CRC-32s ('I'), then the tokens joined by newlines
+BUCKET = struct.Struct("<I")
+#: tokens per directory bucket
+BUCKET_TOKENS = 128
+#: an entry of the bucket table: offset, size, CRC-32 of a bucket
+BUCKET_ENTRY = struct.Struct("<QQQ")
+
+
+class Analyzer:
+    """What a document's terms are in an index: ``analyse(text, headed)``
+    returns its term counts and its length (``headed``: the text's first
+    line is a heading). ``key`` names the analysis and its version — change
+    it with the tokenizer, the stemmer or the weights and every index of
+    this space is rebuilt; ``typecode`` is the ``array`` type of counts and
+    lengths (``"I"`` for whole counts, ``"d"`` for weighted ones)."""
+
+    key: str = ""
+    typecode: str = "I"
+
+    def analyse(self, text: str, headed: bool) -> tuple[dict[str, Any], Any]:
+        raise NotImplementedError
+
+
+class _Lexical(Analyzer):
+    """The tokens of mem-cli.md §1, counted (:class:`Terms`)."""
+
+    key = "lexical/1"
+    typecode = "I"
+
+    def analyse(self, text: str, headed: bool) -> tuple[dict[str, Any], Any]:
+        terms = Terms.of(text)
+        return terms.counts, terms.length
+
+
+LEXICAL = _Lexical()
 
 
 class Doc:
-    """One indexed document: its token counts and length (``Terms``), its
-    numeric columns (as the indexer declares them) and an optional blob."""
+    """One document of an indexer: the text it is scored on (its first line
+    a heading when ``headed``), its numeric columns (as the indexer declares
+    them) and an optional blob. Its terms are the analyzer's business."""
 
-    __slots__ = ("counts", "length", "cols", "blob")
+    __slots__ = ("text", "headed", "cols", "blob")
 
-    def __init__(self, terms: Terms, cols: tuple[float, ...] = (), blob: bytes = b"") -> None:
-        self.counts = terms.counts
-        self.length = terms.length
+    def __init__(self, text: str, cols: tuple[float, ...] = (), blob: bytes = b"", *, headed: bool = False) -> None:
+        self.text = text
+        self.headed = headed
         self.cols = cols
         self.blob = blob
 
@@ -131,14 +183,12 @@ def cache_root(cache_dir: str | None, environ: Any = None) -> str:
 
 
 def index_path(cache: str, root_real: str, relative: str, key: str) -> str:
+    """Where the index of ``root_real/relative`` is (``key``: its indexer's and analyzer's keys)."""
     name = name_key(f"{key}\0{relative}")
     return os.path.join(cache, root_key(root_real), name + ".idx")
 
 
-# -- the on-disk format ------------------------------------------------------
-
-
-class _Corrupt(Exception):
+class Corrupt(Exception):
     """The index file cannot be trusted (rebuild it)."""
 
 
@@ -151,191 +201,303 @@ class IndexCorrupt(Exception):
         self.path = path
 
 
-#: tokens per directory bucket
-BUCKET = 128
-
-
-def token_directory(
-    tokens: Sequence[str],
-    where: Sequence[int],
-    sizes: Sequence[int],
-    crcs: Sequence[int],
-    offset: int,
-    table: list[Any],
-) -> tuple[list[bytes], int]:
-    """The token directory written at ``offset`` after the postings: the
-    tokens in buckets (by CRC-32 of the token) of about :data:`BUCKET`, each
-    with its postings' offsets, sizes and CRCs, then the bucket table (its
-    entry appended to ``table``). Returns the pieces and the offset after them."""
-    nbuckets = max(1, len(tokens) // BUCKET)
-    members: list[list[int]] = [[] for _ in range(nbuckets)]
-    for number, token in enumerate(tokens):
-        members[_bucket(token, nbuckets)].append(number)
-    pieces: list[bytes] = []
-    bucket_table = array("Q")
-    for numbers in members:
-        data = (
-            array("I", [len(numbers)]).tobytes()
-            + array("Q", [where[n] for n in numbers]).tobytes()
-            + array("I", [sizes[n] for n in numbers]).tobytes()
-            + array("I", [crcs[n] for n in numbers]).tobytes()
-            + "\n".join(tokens[n] for n in numbers).encode("utf-8")
-        )
-        bucket_table.extend((offset, len(data), _crc(data)))
-        pieces.append(data)
-        offset += len(data)
-    data = bucket_table.tobytes()
-    table.append((offset, len(data), _crc(data)))
-    pieces.append(data)
-    return pieces, offset + len(data)
+def crc(data: bytes) -> int:
+    return zlib.crc32(data) & 0xFFFFFFFF
 
 
 def _bucket(token: str, buckets: int) -> int:
     return zlib.crc32(token.encode("utf-8")) % buckets
 
 
-def _crc(data: bytes) -> int:
-    return zlib.crc32(data) & 0xFFFFFFFF
+# -- the header ----------------------------------------------------------------
 
 
-class _Postings:
-    """A token's postings: document numbers grouped by (count, length)."""
-
-    __slots__ = ("docs", "groups", "counts")
-
-    def __init__(self, docs: array, groups: array, counts: array) -> None:
-        self.docs = docs  # 'I': documents, group after group, ascending in a group
-        self.groups = groups  # 'I': count, length, how many, per group
-        self.counts = counts  # 'I': each document's count of the token, as ``docs``
+def _ints(n: int) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, tuple) and len(v) == n and all(type(x) is int for x in v)
 
 
-def _encode(
-    indexer: Indexer,
-    root_real: str,
-    relative: str,
-    ident: tuple[int, ...],
-    built_ns: int,
-    digest: bytes,
-    size: int,
-    covered: int,
-    docs: list[Doc] | None,
-) -> bytes:
-    """The bytes of an index file (``docs`` None: this version is not indexable)."""
-    pieces: list[bytes] = []
-    table: list[tuple[int, int, int]] = []
-
-    def piece(data: bytes) -> None:
-        offset = sum(len(p) for p in pieces)
-        pieces.append(data)
-        table.append((offset, len(data), _crc(data)))
-
-    ndocs = -1 if docs is None else len(docs)
-    docs = docs or []
-    ncols = len(indexer.columns)
-    for column in range(ncols):
-        piece(array(indexer.columns[column], [doc.cols[column] for doc in docs]).tobytes())
-    piece(array("I", [doc.length for doc in docs]).tobytes())
-    blob_offsets = array("Q", [0])
-    blobs = []
-    at = 0
-    for doc in docs:
-        blobs.append(doc.blob)
-        at += len(doc.blob)
-        blob_offsets.append(at)
-    piece(blob_offsets.tobytes())
-    piece(array("I", [_crc(blob) for blob in blobs]).tobytes())
-    piece(b"".join(blobs))
-    by_token: dict[str, list[tuple[int, int, int]]] = {}
-    for number, doc in enumerate(docs):
-        length = doc.length
-        for token, count in doc.counts.items():
-            entry = (count, length, number)
-            found = by_token.get(token)
-            if found is None:
-                by_token[token] = [entry]
-            else:
-                found.append(entry)
-    tokens = sorted(by_token)
-    postings_at = sum(len(p) for p in pieces)
-    chunks: list[bytes] = []
-    where = array("Q")
-    sizes = array("I")
-    crcs = array("I")
-    offset = postings_at
-    for token in tokens:
-        entries = sorted(by_token[token])
-        groups = array("I")
-        docs_of = array("I", [number for _c, _l, number in entries])
-        counts_of = array("I", [c for c, _l, _n in entries])
-        start = 0
-        while start < len(entries):
-            count, length, _ = entries[start]
-            end = start + 1
-            while end < len(entries) and entries[end][0] == count and entries[end][1] == length:
-                end += 1
-            groups.extend((count, length, end - start))
-            start = end
-        chunk = array("I", [len(groups) // 3]).tobytes() + groups.tobytes() + docs_of.tobytes() + counts_of.tobytes()
-        chunks.append(chunk)
-        where.append(offset)
-        sizes.append(len(chunk))
-        crcs.append(_crc(chunk))
-        offset += len(chunk)
-    pieces.extend(chunks)
-    postings_end = offset
-    # the directory comes last, after the postings it points into: tokens
-    # in buckets (by CRC-32 of the token) of about BUCKET tokens, so that a
-    # query reads the buckets of its words only
-    tail, offset = token_directory(tokens, where, sizes, crcs, offset, table)
-    header = marshal.dumps(
-        (
-            VERSION,
-            indexer.key,
-            indexer.columns,
-            root_real,
-            relative,
-            tuple(ident),
-            built_ns,
-            digest,
-            size,
-            covered,
-            ndocs,
-            tuple(table),
-            (postings_at, postings_end),
-        )
+def _piece_table(value: Any) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(name, str) and _ints(3)(entry) and min(entry) >= 0 for name, entry in value.items()
     )
-    prefix = MAGIC + len(header).to_bytes(4, "little") + _crc(header).to_bytes(4, "little")
-    return prefix + header + b"".join(pieces) + b"".join(tail)
 
 
-class IndexedFile:
-    """An index file, open for reading (validated header; pieces are read
-    and checked on demand)."""
+#: the header's fields and the test each value must pass
+HEADER_FIELDS: dict[str, Callable[[Any], bool]] = {
+    "version": lambda v: v == VERSION,
+    "indexer": lambda v: type(v) is str,  # the Indexer's key
+    "columns": lambda v: type(v) is str,  # its columns' typecodes
+    "space": lambda v: type(v) is str,  # the Analyzer's key
+    "typecode": lambda v: v in ("I", "d"),  # the type of counts and lengths
+    "root": lambda v: type(v) is str,  # the real path of the root (or a portfolio build's tag)
+    "relative": lambda v: type(v) is str,  # the file, relative to the root
+    "identity": _ints(5),  # the source file's (device, inode, size, mtime_ns, ctime_ns)
+    "built_ns": lambda v: type(v) is int,  # when indexing started
+    "digest": lambda v: type(v) is bytes,  # SHA-1 of the source's bytes (those indexed)
+    "size": lambda v: type(v) is int and v >= 0,  # the source's size
+    "covered": lambda v: type(v) is int and v >= 0,  # bytes indexed (a lines indexer: up to the last newline)
+    "count": lambda v: type(v) is int and v >= -1,  # documents; -1: this version is not indexable
+    "pieces": _piece_table,  # name -> (offset after the header, size, CRC-32)
+}
 
-    def __init__(self, fd: int, header: tuple[Any, ...], body: int, path: str) -> None:
-        self._fd = fd
+
+class Header:
+    """The header of an index file: :data:`HEADER_FIELDS`, by name."""
+
+    __slots__ = tuple(HEADER_FIELDS)
+
+    version: int
+    indexer: str
+    columns: str
+    space: str
+    typecode: str
+    root: str
+    relative: str
+    identity: tuple[int, ...]
+    built_ns: int
+    digest: bytes
+    size: int
+    covered: int
+    count: int
+    pieces: dict[str, tuple[int, int, int]]
+
+    def __init__(self, **fields: Any) -> None:
+        for name in HEADER_FIELDS:
+            setattr(self, name, fields[name])
+
+    def replace(self, **changes: Any) -> Header:
+        fields = {name: getattr(self, name) for name in HEADER_FIELDS}
+        fields.update(changes)
+        return Header(**fields)
+
+    def encode(self) -> bytes:
+        body = marshal.dumps({name: getattr(self, name) for name in HEADER_FIELDS})
+        return PREFIX.pack(MAGIC, len(body), crc(body)) + body
+
+    @classmethod
+    def decode(cls, body: bytes) -> Header:
+        try:
+            fields = marshal.loads(body)
+        except (ValueError, EOFError, TypeError):
+            raise Corrupt from None
+        if not (isinstance(fields, dict) and fields.keys() == HEADER_FIELDS.keys()):
+            raise Corrupt
+        for name, test in HEADER_FIELDS.items():
+            if not test(fields[name]):
+                raise Corrupt
+        header = cls(**fields)
+        names = {f"col{n}" for n in range(len(header.columns))} | set(PIECES)
+        if header.pieces.keys() != names or header.covered > header.size:
+            raise Corrupt
+        return header
+
+    def matches(self, expected: dict[str, Any]) -> bool:
+        return all(getattr(self, name) == value for name, value in expected.items())
+
+
+def expected(indexer: Indexer, analyzer: Analyzer, root: str, relative: str) -> dict[str, Any]:
+    """The header fields an index file of ``root/relative`` must have."""
+    return {
+        "indexer": indexer.key,
+        "columns": indexer.columns,
+        "space": analyzer.key,
+        "typecode": analyzer.typecode,
+        "root": root,
+        "relative": relative,
+    }
+
+
+# -- the writer ------------------------------------------------------------------
+
+
+class IndexWriter:
+    """Documents collected for an index file, kept in arrays (a portfolio
+    holds millions of postings: tuples would not fit in memory), and the
+    bytes of the file (:meth:`encode`)."""
+
+    def __init__(self, indexer: Indexer, analyzer: Analyzer) -> None:
+        self.indexer = indexer
+        self.analyzer = analyzer
+        self.count = 0
+        self.lengths = array(analyzer.typecode)
+        self.cols = [array(code) for code in indexer.columns]
+        self.blobs: list[bytes] = []
+        self.tokens: dict[str, tuple[array, array]] = {}  # token -> (documents, counts)
+
+    def add(self, doc: Doc, cols: tuple[Any, ...] | None = None) -> None:
+        """Add ``doc`` (with ``cols`` in place of its own columns)."""
+        counts, length = self.analyzer.analyse(doc.text, doc.headed)
+        self.add_counted(counts, length, doc.cols if cols is None else cols, doc.blob)
+
+    def add_counted(self, counts: dict[str, Any], length: Any, cols: tuple[Any, ...], blob: bytes) -> None:
+        number = self.count
+        self.count += 1
+        for column, value in zip(self.cols, cols, strict=True):
+            column.append(value)
+        self.lengths.append(length)
+        self.blobs.append(blob)
+        tokens = self.tokens
+        code = self.analyzer.typecode
+        for token, count in counts.items():
+            found = tokens.get(token)
+            if found is None:
+                found = tokens[token] = (array("I"), array(code))
+            found[0].append(number)
+            found[1].append(count)
+
+    def encode(self, **header: Any) -> bytes:
+        """The bytes of the index file, its header made of ``header`` (every
+        field of :data:`HEADER_FIELDS` but those the writer knows)."""
+        pieces: list[bytes] = []
+        table: dict[str, tuple[int, int, int]] = {}
+        at = 0
+
+        def piece(name: str, data: bytes) -> None:
+            nonlocal at
+            pieces.append(data)
+            table[name] = (at, len(data), crc(data))
+            at += len(data)
+
+        for number, column in enumerate(self.cols):
+            piece(f"col{number}", column.tobytes())
+        piece("lengths", self.lengths.tobytes())
+        offsets = array("Q", [0])
+        total = 0
+        for blob in self.blobs:
+            total += len(blob)
+            offsets.append(total)
+        piece("blob_offsets", offsets.tobytes())
+        piece("blob_crcs", array("I", [crc(blob) for blob in self.blobs]).tobytes())
+        piece("blobs", b"".join(self.blobs))
+        names = sorted(self.tokens)
+        where, sizes, crcs = array("Q"), array("I"), array("I")
+        for token in names:
+            chunk = self._postings(token)
+            where.append(at)
+            sizes.append(len(chunk))
+            crcs.append(crc(chunk))
+            pieces.append(chunk)
+            at += len(chunk)
+        # the directory comes last, after the postings it points into: tokens
+        # in buckets (by CRC-32 of the token), so that a query reads the
+        # buckets of its words only
+        nbuckets = max(1, len(names) // BUCKET_TOKENS)
+        members: list[list[int]] = [[] for _ in range(nbuckets)]
+        for number, token in enumerate(names):
+            members[_bucket(token, nbuckets)].append(number)
+        bucket_table = []
+        for numbers in members:
+            data = (
+                BUCKET.pack(len(numbers))
+                + array("Q", [where[n] for n in numbers]).tobytes()
+                + array("I", [sizes[n] for n in numbers]).tobytes()
+                + array("I", [crcs[n] for n in numbers]).tobytes()
+                + "\n".join(names[n] for n in numbers).encode("utf-8")
+            )
+            bucket_table.append(BUCKET_ENTRY.pack(at, len(data), crc(data)))
+            pieces.append(data)
+            at += len(data)
+        piece("buckets", b"".join(bucket_table))
+        head = Header(
+            version=VERSION,
+            indexer=self.indexer.key,
+            columns=self.indexer.columns,
+            space=self.analyzer.key,
+            typecode=self.analyzer.typecode,
+            count=self.count,
+            pieces=table,
+            **header,
+        )
+        return head.encode() + b"".join(pieces)
+
+    def _postings(self, token: str) -> bytes:
+        """A token's postings record (:data:`POSTINGS`): its documents in
+        groups of one (count, length), ascending in each group."""
+        docs, counts = self.tokens[token]
+        lengths = self.lengths
+        order = sorted(range(len(docs)), key=lambda k: (counts[k], lengths[docs[k]], docs[k]))
+        code = self.analyzer.typecode
+        docs_of = array("I", [docs[k] for k in order])
+        counts_of = array(code, [counts[k] for k in order])
+        group_counts, group_lengths, group_sizes = array(code), array(code), array("I")
+        start = 0
+        n = len(order)
+        while start < n:
+            count, length = counts_of[start], lengths[docs_of[start]]
+            end = start + 1
+            while end < n and counts_of[end] == count and lengths[docs_of[end]] == length:
+                end += 1
+            group_counts.append(count)
+            group_lengths.append(length)
+            group_sizes.append(end - start)
+            start = end
+        return b"".join(
+            (
+                POSTINGS.pack(n, len(group_sizes)),
+                docs_of.tobytes(),
+                counts_of.tobytes(),
+                group_counts.tobytes(),
+                group_lengths.tobytes(),
+                group_sizes.tobytes(),
+            )
+        )
+
+
+def unindexable(indexer: Indexer, analyzer: Analyzer, **header: Any) -> bytes:
+    """An index file saying that this version of the file cannot be indexed."""
+    writer = IndexWriter(indexer, analyzer)
+    writer.count = -1
+    return writer.encode(**header)
+
+
+# -- the reader ------------------------------------------------------------------
+
+
+class Postings:
+    """A token's postings, as :data:`POSTINGS` lays them out."""
+
+    __slots__ = ("docs", "counts", "group_counts", "group_lengths", "group_sizes")
+
+    def __init__(self, data: bytes, typecode: str, count: int) -> None:
+        if len(data) < POSTINGS.size:
+            raise Corrupt
+        n, groups = POSTINGS.unpack_from(data)
+        width = array(typecode).itemsize
+        if len(data) != POSTINGS.size + n * (4 + width) + groups * (2 * width + 4):
+            raise Corrupt
+        at = POSTINGS.size
+        parts = []
+        for code, size in (("I", n), (typecode, n), (typecode, groups), (typecode, groups), ("I", groups)):
+            values = array(code)
+            values.frombytes(data[at : at + size * values.itemsize])
+            at += size * values.itemsize
+            parts.append(values)
+        self.docs, self.counts, self.group_counts, self.group_lengths, self.group_sizes = parts
+        if sum(self.group_sizes) != n or (n and max(self.docs) >= count):
+            raise Corrupt
+
+
+class IndexFile:
+    """An index file, open for reading: its validated :class:`Header`;
+    pieces are read and checked on demand, from an open file (``fd``) or
+    from the bytes of one built in memory (``data``)."""
+
+    def __init__(self, header: Header, body: int, *, fd: int = -1, data: bytes = b"", path: str | None = None) -> None:
+        self.header = header
         self.path = path
-        (
-            _version,
-            self.key,
-            self.columns,
-            self.root,
-            self.relative,
-            ident,
-            self.built_ns,
-            self.digest,
-            self.size,
-            self.covered,
-            self.count,
-            table,
-            _postings,
-        ) = header
-        self.identity: tuple[int, ...] = ident
-        self._table: tuple[tuple[int, int, int], ...] = table
+        self.count = header.count
+        self.columns = header.columns
+        self._fd = fd
+        self._data = data
         self._body = body
-        self._bucket_table: array | None = None
+        self._bucket_table: list[tuple[int, int, int]] | None = None
         self._loaded_buckets: dict[int, dict[str, tuple[int, int, int]]] = {}
-        self._postings: dict[str, _Postings | None] = {}
+        self._postings: dict[str, Postings | None] = {}
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> IndexFile:
+        header, body = _header(data[: PREFIX.size], lambda n: data[PREFIX.size : PREFIX.size + n])
+        return cls(header, body, data=data)
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -352,177 +514,154 @@ class IndexedFile:
     def indexable(self) -> bool:
         return self.count >= 0
 
-    def _piece(self, number: int) -> bytes:
-        offset, length, crc = self._table[number]
-        return self._read(offset, length, crc)
-
-    def _read(self, offset: int, length: int, crc: int) -> bytes:
-        data = os.pread(self._fd, length, self._body + offset)
-        if len(data) != length or _crc(data) != crc:
-            raise _Corrupt
+    def _read(self, offset: int, length: int, check: int) -> bytes:
+        at = self._body + offset
+        data = os.pread(self._fd, length, at) if self._fd >= 0 else self._data[at : at + length]
+        if len(data) != length or crc(data) != check:
+            raise Corrupt
         return data
 
-    def column(self, number: int) -> array:
-        values = array(self.columns[number])
-        values.frombytes(self._piece(number))
-        if len(values) != max(self.count, 0):
-            raise _Corrupt
+    def piece(self, name: str) -> bytes:
+        return self._read(*self.header.pieces[name])
+
+    def _array(self, name: str, code: str, size: int) -> array:
+        values = array(code)
+        data = self.piece(name)
+        if len(data) != size * values.itemsize:
+            raise Corrupt
+        values.frombytes(data)
         return values
 
+    def column(self, number: int) -> array:
+        return self._array(f"col{number}", self.columns[number], max(self.count, 0))
+
     def lengths(self) -> array:
-        values = array("I")
-        values.frombytes(self._piece(len(self.columns)))
-        if len(values) != max(self.count, 0):
-            raise _Corrupt
-        return values
+        return self._array("lengths", self.header.typecode, max(self.count, 0))
+
+    def blob_offsets(self) -> array:
+        return self._array("blob_offsets", "Q", max(self.count, 0) + 1)
+
+    def blob_crcs(self) -> array:
+        return self._array("blob_crcs", "I", max(self.count, 0))
 
     def blob(self, doc: int, offsets: array, crcs: array) -> bytes:
         """Document ``doc``'s blob, checked against its own CRC-32."""
-        base, length, _crc_whole = self._table[len(self.columns) + 3]
+        base, length, _whole = self.header.pieces["blobs"]
         start, end = offsets[doc], offsets[doc + 1]
         if not 0 <= start <= end <= length:
-            raise _Corrupt
+            raise Corrupt
         return self._read(base + start, end - start, crcs[doc])
 
-    def blob_offsets(self) -> array:
-        values = array("Q")
-        values.frombytes(self._piece(len(self.columns) + 1))
-        if len(values) != max(self.count, 0) + 1:
-            raise _Corrupt
-        return values
-
-    def blob_crcs(self) -> array:
-        values = array("I")
-        values.frombytes(self._piece(len(self.columns) + 2))
-        if len(values) != max(self.count, 0):
-            raise _Corrupt
-        return values
-
-    def blobs(self) -> bytes:
-        return self._piece(len(self.columns) + 3)
-
-    def _buckets(self) -> array:
+    def _buckets(self) -> list[tuple[int, int, int]]:
         found = self._bucket_table
         if found is None:
-            found = array("Q")
-            found.frombytes(self._piece(len(self.columns) + 4))
-            if not found or len(found) % 3:
-                raise _Corrupt
-            self._bucket_table = found
+            data = self.piece("buckets")
+            if not data or len(data) % BUCKET_ENTRY.size:
+                raise Corrupt
+            found = self._bucket_table = list(BUCKET_ENTRY.iter_unpack(data))
         return found
 
-    def _entry(self, token: str) -> tuple[int, int, int] | None:
-        """Where ``token``'s postings are (offset, size, CRC-32), from its bucket."""
-        table = self._buckets()
-        number = _bucket(token, len(table) // 3)
-        bucket = self._loaded_buckets.get(number)
-        if bucket is None:
-            self._entry_in(number)
-            bucket = self._loaded_buckets[number]
-        return bucket.get(token)
+    def _bucket_of(self, number: int) -> dict[str, tuple[int, int, int]]:
+        """Bucket ``number`` of the directory: token -> (offset, size, CRC-32) of its postings."""
+        found = self._loaded_buckets.get(number)
+        if found is not None:
+            return found
+        data = self._read(*self._buckets()[number])
+        if len(data) < BUCKET.size:
+            raise Corrupt
+        (n,) = BUCKET.unpack_from(data)
+        where, sizes, crcs = array("Q"), array("I"), array("I")
+        at = BUCKET.size
+        for values in (where, sizes, crcs):
+            chunk = data[at : at + n * values.itemsize]
+            if len(chunk) != n * values.itemsize:
+                raise Corrupt
+            values.frombytes(chunk)
+            at += n * values.itemsize
+        names = data[at:].decode("utf-8").split("\n") if n else []
+        if len(names) != n:
+            raise Corrupt
+        found = self._loaded_buckets[number] = dict(zip(names, zip(where, sizes, crcs, strict=True), strict=True))
+        return found
 
     def directory(self) -> list[str]:
         """Every token of the index (reads every bucket)."""
-        table = self._buckets()
-        for number in range(len(table) // 3):
-            if number not in self._loaded_buckets:
-                self._entry_in(number)
-        return [token for bucket in self._loaded_buckets.values() for token in bucket]
+        return [token for number in range(len(self._buckets())) for token in self._bucket_of(number)]
 
-    def _entry_in(self, number: int) -> None:
-        """Read bucket ``number`` of the directory."""
-        table = self._buckets()
-        data = self._read(table[3 * number], table[3 * number + 1], table[3 * number + 2])
-        n = int.from_bytes(data[:4], "little") if len(data) >= 4 else -1
-        if n < 0:
-            raise _Corrupt
-        where, sizes, crcs = array("Q"), array("I"), array("I")
-        at = 4
-        for values, width in ((where, 8), (sizes, 4), (crcs, 4)):
-            chunk = data[at : at + n * width]
-            if len(chunk) != n * width:
-                raise _Corrupt
-            values.frombytes(chunk)
-            at += n * width
-        names = data[at:].decode("utf-8").split("\n") if n else []
-        if len(names) != n:
-            raise _Corrupt
-        self._loaded_buckets[number] = dict(zip(names, zip(where, sizes, crcs, strict=True), strict=True))
-
-    def postings(self, token: str) -> _Postings | None:
+    def postings(self, token: str) -> Postings | None:
         if token in self._postings:
             return self._postings[token]
-        entry = self._entry(token)
-        found: _Postings | None = None
-        if entry is not None:
-            data = self._read(*entry)
-            words = array("I")
-            if len(data) % 4:
-                raise _Corrupt
-            words.frombytes(data)
-            ngroups = words[0] if words else 0
-            groups = words[1 : 1 + 3 * ngroups]
-            rest = len(words) - 1 - 3 * ngroups
-            docs = words[1 + 3 * ngroups : 1 + 3 * ngroups + rest // 2]
-            counts = words[1 + 3 * ngroups + rest // 2 :]
-            if len(groups) != 3 * ngroups or rest % 2 or sum(groups[2::3]) != len(docs):
-                raise _Corrupt
-            if docs and max(docs) >= self.count:
-                raise _Corrupt
-            found = _Postings(docs, groups, counts)
+        entry = self._bucket_of(_bucket(token, len(self._buckets()))).get(token)
+        found = None if entry is None else Postings(self._read(*entry), self.header.typecode, self.count)
         self._postings[token] = found
         return found
 
+    def body(self) -> bytes:
+        """Every piece, as written (checked piece by piece)."""
+        end = max(offset + size for offset, size, _crc in self.header.pieces.values())
+        for name in self.header.pieces:
+            self.piece(name)
+        for entry in self._buckets():
+            self._read(*entry)
+        return os.pread(self._fd, end, self._body) if self._fd >= 0 else self._data[self._body : self._body + end]
 
-def _validate(header: Any, key: str, columns: str, root_real: str, relative: str) -> bool:
-    if not isinstance(header, tuple) or len(header) != 13:
-        return False
-    version, hkey, hcolumns, hroot, hrelative, ident, built, digest, size, covered, count, table, post = header
-    if version != VERSION or hkey != key or hcolumns != columns or hroot != root_real or hrelative != relative:
-        return False
-    if not (isinstance(ident, tuple) and len(ident) == 5 and all(type(v) is int for v in ident)):
-        return False
-    if not all(type(v) is int for v in (built, size, covered, count)) or not isinstance(digest, bytes):
-        return False
-    if not (0 <= covered <= size and count >= -1):
-        return False
-    if not (isinstance(table, tuple) and len(table) == len(columns) + 5):
-        return False
-    for entry in table:
-        if not (isinstance(entry, tuple) and len(entry) == 3 and all(type(v) is int and v >= 0 for v in entry)):
-            return False
-    return isinstance(post, tuple) and len(post) == 2 and all(type(v) is int for v in post)
+    def counted(self) -> list[tuple[dict[str, Any], Any, tuple[Any, ...], bytes]]:
+        """Every document back as (counts, length, columns, blob)."""
+        count = self.count
+        cols = [self.column(n) for n in range(len(self.columns))]
+        lengths = self.lengths()
+        offsets = self.blob_offsets()
+        blobs = self.piece("blobs")
+        counts: list[dict[str, Any]] = [{} for _ in range(count)]
+        for token in self.directory():
+            postings = self.postings(token)
+            assert postings is not None
+            for doc, value in zip(postings.docs, postings.counts, strict=True):
+                counts[doc][token] = value
+        return [
+            (counts[n], lengths[n], tuple(col[n] for col in cols), blobs[offsets[n] : offsets[n + 1]])
+            for n in range(count)
+        ]
 
 
-def _load(path: str, indexer: Indexer, root_real: str, relative: str) -> IndexedFile | None:
-    """The index file at ``path`` if it is one of ours for this file, else None."""
+def _header(prefix: bytes, body: Callable[[int], bytes]) -> tuple[Header, int]:
+    """The header of an index file from its prefix (``body(n)``: its first
+    ``n`` bytes after the prefix), and where its pieces start."""
+    if len(prefix) < PREFIX.size:
+        raise Corrupt
+    magic, length, check = PREFIX.unpack_from(prefix)
+    if magic != MAGIC or length > _HEADER_MAX:
+        raise Corrupt
+    raw = body(length)
+    if len(raw) != length or crc(raw) != check:
+        raise Corrupt
+    return Header.decode(raw), PREFIX.size + length
+
+
+def load(path: str, want: dict[str, Any]) -> IndexFile | None:
+    """The index file at ``path`` if it is one whose header has the fields
+    ``want`` (:func:`expected`), else None."""
     try:
         fd = open_regular(path)  # a FIFO planted in the cache never blocks
     except (OSError, MemError):
         return None
     try:
         head = os.pread(fd, 65536, 0)
-        if len(head) < _PREFIX or head[:8] != MAGIC:
-            raise _Corrupt
-        length = int.from_bytes(head[8:12], "little")
-        crc = int.from_bytes(head[12:16], "little")
-        if length > _HEADER_MAX:
-            raise _Corrupt
-        raw = head[_PREFIX : _PREFIX + length]
-        if len(raw) < length:
-            raw = os.pread(fd, length, _PREFIX)
-        if len(raw) != length or _crc(raw) != crc:
-            raise _Corrupt
-        header = marshal.loads(raw)
-        if not _validate(header, indexer.key, indexer.columns, root_real, relative):
-            raise _Corrupt
-        return IndexedFile(fd, header, _PREFIX + length, path)
-    except (_Corrupt, ValueError, EOFError, TypeError, OSError):
+
+        def body(n: int) -> bytes:
+            raw = head[PREFIX.size : PREFIX.size + n]
+            return raw if len(raw) == n else os.pread(fd, n, PREFIX.size)
+
+        header, start = _header(head, body)
+        if not header.matches(want):
+            raise Corrupt
+        return IndexFile(header, start, fd=fd, path=path)
+    except (Corrupt, OSError):
         os.close(fd)
         return None
 
 
-def _save(path: str, data: bytes) -> None:
+def save(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically; a cache that cannot be
     written is no error (the index is an optimisation)."""
     directory = os.path.dirname(path)
@@ -548,112 +687,29 @@ def _save(path: str, data: bytes) -> None:
 # -- a validated view of one source file -------------------------------------
 
 
-class _Memory:
-    """An index built in memory (not saved, or just saved): the same
-    interface as :class:`IndexedFile`."""
-
-    def __init__(self, indexer: Indexer, docs: list[Doc]) -> None:
-        self.columns = indexer.columns
-        self.count = len(docs)
-        self._docs = docs
-        self._postings: dict[str, _Postings | None] = {}
-        self._by_token: dict[str, list[tuple[int, int, int]]] | None = None
-
-    indexable = True
-
-    def column(self, number: int) -> array:
-        return array(self.columns[number], [doc.cols[number] for doc in self._docs])
-
-    def lengths(self) -> array:
-        return array("I", [doc.length for doc in self._docs])
-
-    def blob_offsets(self) -> array:
-        offsets = array("Q", [0])
-        at = 0
-        for doc in self._docs:
-            at += len(doc.blob)
-            offsets.append(at)
-        return offsets
-
-    def blob(self, doc: int) -> bytes:
-        return self._docs[doc].blob
-
-    def postings(self, token: str) -> _Postings | None:
-        if token in self._postings:
-            return self._postings[token]
-        by_token = self._by_token
-        if by_token is None:
-            by_token = self._by_token = {}
-            for number, doc in enumerate(self._docs):
-                for tok, count in doc.counts.items():
-                    by_token.setdefault(tok, []).append((count, doc.length, number))
-        entries = sorted(by_token.get(token, ()))
-        found = None
-        if entries:
-            groups = array("I")
-            start = 0
-            while start < len(entries):
-                count, length, _ = entries[start]
-                end = start + 1
-                while end < len(entries) and entries[end][:2] == (count, length):
-                    end += 1
-                groups.extend((count, length, end - start))
-                start = end
-            found = _Postings(array("I", [e[2] for e in entries]), groups, array("I", [e[0] for e in entries]))
-        self._postings[token] = found
-        return found
-
-    def close(self) -> None:
-        pass
-
-
-def _all_docs(index: IndexedFile, indexer: Indexer) -> list[Doc]:
-    """Every document of a (validated) index file, back as :class:`Doc`."""
-    count = index.count
-    cols = [index.column(n) for n in range(len(indexer.columns))]
-    lengths = index.lengths()
-    offsets = index.blob_offsets()
-    blobs = index.blobs()
-    counts: list[dict[str, int]] = [{} for _ in range(count)]
-    for token in index.directory():
-        postings = index.postings(token)
-        assert postings is not None
-        at = 0
-        groups = postings.groups
-        for g in range(0, len(groups), 3):
-            f, n = groups[g], groups[g + 2]
-            for doc in postings.docs[at : at + n]:
-                counts[doc][token] = f
-            at += n
-    docs = []
-    for number in range(count):
-        doc = Doc.__new__(Doc)
-        doc.counts = counts[number]
-        doc.length = lengths[number]
-        doc.cols = tuple(col[number] for col in cols)
-        doc.blob = blobs[offsets[number] : offsets[number + 1]]
-        docs.append(doc)
-    return docs
-
-
 class IndexedSource:
     """One source file, validated against its index (or indexed now): what
     a source's candidates are made from. A piece of the index found corrupt
     while it is read raises :class:`IndexCorrupt`."""
 
-    def __init__(self, index: IndexedFile | _Memory, fd: int | None) -> None:
+    def __init__(self, index: IndexFile, fd: int | None) -> None:
         self.index = index
         #: the index file (None: built in memory)
-        self.path: str | None = getattr(index, "path", None)
+        self.path: str | None = index.path
         #: the source file, open (for a ``lines`` indexer), else None
         self.fd = fd
         self._columns: dict[int, array] = {}
         self._blobs: tuple[array, array] | None = None
 
+    @property
+    def space(self) -> str:
+        """The key of the index's :class:`Analyzer`."""
+        return self.index.header.space
+
     def checked(self, call: Callable[[], Any]) -> Any:
         try:
             return call()
-        except _Corrupt:
+        except Corrupt:
             raise IndexCorrupt(self.path or "") from None
 
     def column(self, number: int) -> array:
@@ -664,8 +720,6 @@ class IndexedSource:
 
     def blob(self, doc: int) -> bytes:
         index = self.index
-        if isinstance(index, _Memory):
-            return index.blob(doc)
         blobs = self._blobs
         if blobs is None:
             blobs = self._blobs = self.checked(lambda: (index.blob_offsets(), index.blob_crcs()))
@@ -733,16 +787,19 @@ def _racy_window(ident: tuple[int, ...]) -> int:
     return int(seconds * 1_000_000_000)
 
 
-def _settled(ident: tuple[int, ...], built_ns: int) -> bool:
+def settled(ident: tuple[int, ...], built_ns: int) -> bool:
+    """Whether a file of identity ``ident`` had been quiet for the racy window at ``built_ns``."""
     return max(ident[3], ident[4]) < built_ns - _racy_window(ident)
 
 
-def open_indexed(cache: str, root: str, relative: str, indexer: Indexer) -> IndexedSource | None:
-    """The indexed form of ``root/relative``: from its index when that is
-    valid for the file as it is, else indexed now (and saved). ``None``
-    when the file does not exist or this version of it cannot be indexed
-    (the unindexed path serves it). Unsafe files raise ``MemError`` with
-    the messages of :func:`mem_core.files.read_text`."""
+def open_indexed(
+    cache: str, root: str, relative: str, indexer: Indexer, analyzer: Analyzer = LEXICAL
+) -> IndexedSource | None:
+    """The indexed form of ``root/relative`` in ``analyzer``'s space: from
+    its index when that is valid for the file as it is, else indexed now
+    (and saved). ``None`` when the file does not exist or this version of it
+    cannot be indexed (the unindexed path serves it). Unsafe files raise
+    ``MemError`` with the messages of :func:`mem_core.files.read_text`."""
     path = safe_file(root, relative)
     try:
         fd = open_regular(path)  # a FIFO is refused, never waited on
@@ -751,76 +808,83 @@ def open_indexed(cache: str, root: str, relative: str, indexer: Indexer) -> Inde
     except OSError as exc:
         raise MemError(os_error_message(exc, "open", path)) from None
     try:
-        return _open(cache, root, relative, indexer, fd)
+        return _open(cache, root, relative, indexer, analyzer, fd)
     except BaseException:
         os.close(fd)
         raise
 
 
-def _open(cache: str, root: str, relative: str, indexer: Indexer, fd: int) -> IndexedSource | None:
+def _open(cache: str, root: str, relative: str, indexer: Indexer, analyzer: Analyzer, fd: int) -> IndexedSource | None:
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:
         raise MemError(NOT_REGULAR)
     ident = identity(st)
     root_real = os.path.realpath(root)
-    where = index_path(cache, root_real, relative, indexer.key)
-    index = _load(where, indexer, root_real, relative)
+    where = index_path(cache, root_real, relative, f"{indexer.key}\0{analyzer.key}")
+    index = load(where, expected(indexer, analyzer, root_real, relative))
     started = time.time_ns()
-    if index is not None and index.identity == ident and _settled(ident, index.built_ns):
+    if index is not None and index.header.identity == ident and settled(ident, index.header.built_ns):
         return _serve(index, fd, indexer)
-    data = _read_all(fd)
+    data = read_all(fd)
     import hashlib  # only when a file is read and hashed: a trusted index needs none
 
     digest = hashlib.sha1(data).digest()
-    if index is not None and index.size == len(data) and index.digest == digest:
-        if index.identity != ident or not _settled(index.identity, index.built_ns):
+    if index is not None:
+        old = index.header
+        if old.size == len(data) and old.digest == digest:
             # the same bytes: record the file's identity (settled now, perhaps)
             try:
-                docs = _all_docs(index, indexer) if index.indexable else None
-            except _Corrupt:
-                docs = None
-                index.close()
-                index = None
-            if index is not None:
+                body = index.body()
+            except Corrupt:
+                body = None
+            if body is not None:
                 if _unchanged(fd, ident, data):
-                    _save(where, _encode(indexer, root_real, relative, ident, started, digest, len(data),
-                                         index.covered, docs))  # fmt: skip
+                    save(where, old.replace(identity=ident, built_ns=started).encode() + body)
                 return _serve(index, fd, indexer)
-        else:
-            return _serve(index, fd, indexer)
-    docs = None
+    writer: IndexWriter | None = None
     covered = 0
     if (
         index is not None
         and indexer.lines
         and index.indexable
-        and len(data) > index.size
-        and hashlib.sha1(data[: index.size]).digest() == index.digest
+        and len(data) > index.header.size
+        and hashlib.sha1(data[: index.header.size]).digest() == index.header.digest
     ):
-        try:
-            old = _all_docs(index, indexer)
-        except _Corrupt:
-            old = None
-        if old is not None:
-            base = index.covered
-            kept = [doc for doc in old if doc.cols[0] < base]
-            text_check(data[base:])
-            added = indexer.build(data[base:], base).docs
-            if added is not None:
-                docs = kept + added
+        base = index.header.covered
+        text_check(data[base:])
+        added = indexer.build(data[base:], base).docs
+        if added is not None:
+            try:
+                writer = IndexWriter(indexer, analyzer)
+                for counted in index.counted():
+                    if counted[2][0] < base:
+                        writer.add_counted(*counted)
+            except Corrupt:
+                writer = None
+            else:
+                for doc in added:
+                    writer.add(doc)
                 covered = _covered(data)
     if index is not None:
         index.close()
-    if docs is None:
+    header = {"root": root_real, "relative": relative, "identity": ident, "built_ns": started, "digest": digest,
+              "size": len(data)}  # fmt: skip
+    if writer is None:
         text_check(data)
         docs = indexer.build(data, 0).docs
         covered = _covered(data) if indexer.lines else len(data)
+        if docs is None:
+            if _unchanged(fd, ident, data):
+                save(where, unindexable(indexer, analyzer, covered=covered, **header))
+            os.close(fd)
+            return None
+        writer = IndexWriter(indexer, analyzer)
+        for doc in docs:
+            writer.add(doc)
+    encoded = writer.encode(covered=covered, **header)
     if _unchanged(fd, ident, data):  # else: changed while read, serve it but keep no index of it
-        _save(where, _encode(indexer, root_real, relative, ident, started, digest, len(data), covered, docs))
-    if docs is None:
-        os.close(fd)
-        return None
-    return _source(_Memory(indexer, docs), fd, indexer)
+        save(where, encoded)
+    return _source(IndexFile.from_bytes(encoded), fd, indexer)
 
 
 def _unchanged(fd: int, ident: tuple[int, ...], data: bytes) -> bool:
@@ -828,14 +892,14 @@ def _unchanged(fd: int, ident: tuple[int, ...], data: bytes) -> bool:
     return len(data) == ident[2] and identity(os.fstat(fd)) == ident
 
 
-def _source(index: IndexedFile | _Memory, fd: int, indexer: Indexer) -> IndexedSource:
+def _source(index: IndexFile, fd: int, indexer: Indexer) -> IndexedSource:
     if indexer.lines:
         return IndexedSource(index, fd)
     os.close(fd)
     return IndexedSource(index, None)
 
 
-def _serve(index: IndexedFile, fd: int, indexer: Indexer) -> IndexedSource | None:
+def _serve(index: IndexFile, fd: int, indexer: Indexer) -> IndexedSource | None:
     if not index.indexable:
         index.close()
         os.close(fd)
@@ -848,7 +912,8 @@ def _covered(data: bytes) -> int:
     return data.rfind(b"\n") + 1
 
 
-def _read_all(fd: int) -> bytes:
+def read_all(fd: int) -> bytes:
+    """The bytes of an open file of at most :data:`MAX_BYTES` (``MemError`` if it grew past it)."""
     chunks = []
     total = 0
     while True:
@@ -870,20 +935,23 @@ def text_check(data: bytes) -> None:
         raise MemError(NOT_UTF8) from None
 
 
-# -- what the lexical ranker scores --------------------------------------------
+# -- what the rankers score ----------------------------------------------------
 
 
 class DiskTermIndex(TermIndex):
-    """The token index of one source file, from its :class:`IndexedSource`: the
+    """The term index of one source file, from its :class:`IndexedSource`: the
     interface of :class:`~mem_core.retrieval.index.TermIndex` that rankers
     use (``lengths``, :meth:`positions`, :meth:`holding`, :meth:`counts`,
-    :meth:`groups`), reading the postings of the tokens asked for only."""
+    :meth:`groups`), reading the postings of the terms asked for only, in
+    the space of the index's analyzer (:attr:`space`)."""
 
-    __slots__ = ("_source", "_count")
+    __slots__ = ("_source", "_count", "space")
 
     def __init__(self, source: IndexedSource) -> None:  # noqa: D107 - no TermIndex.__init__: nothing to tokenize
         self._source = source
         self._count = source.index.count
+        #: the key of the :class:`Analyzer` whose terms these are
+        self.space = source.space
         self.lengths = source.checked(source.index.lengths)  # type: ignore[misc]
         self._holding = {}
         self._counts = {}
@@ -896,7 +964,7 @@ class DiskTermIndex(TermIndex):
     def terms(self) -> tuple[Terms, ...]:  # type: ignore[override]
         raise AttributeError("a DiskTermIndex keeps no Terms; candidates carry none")
 
-    def _postings(self, token: str) -> _Postings | None:  # type: ignore[override]
+    def _postings(self, token: str) -> Postings | None:  # type: ignore[override]
         index = self._source.index
         return self._source.checked(lambda: index.postings(token))  # type: ignore[no-any-return]
 
@@ -913,7 +981,7 @@ class DiskTermIndex(TermIndex):
             held = self._holding[token] = frozenset(postings.docs) if postings is not None else frozenset()
         return held
 
-    def counts(self, token: str) -> dict[int, int]:
+    def counts(self, token: str) -> dict[int, Any]:
         counts = self._counts.get(token)
         if counts is None:
             postings = self._postings(token)
@@ -922,17 +990,18 @@ class DiskTermIndex(TermIndex):
             )
         return counts
 
-    def groups(self, token: str) -> tuple[tuple[int, int, frozenset[int]], ...]:
+    def groups(self, token: str) -> tuple[tuple[Any, Any, frozenset[int]], ...]:
         groups = self._groups.get(token)
         if groups is None:
             found = []
             postings = self._postings(token)
             if postings is not None:
                 at = 0
-                table, docs = postings.groups, postings.docs
-                for g in range(0, len(table), 3):
-                    n = table[g + 2]
-                    found.append((table[g], table[g + 1], frozenset(docs[at : at + n])))
-                    at += n
+                docs = postings.docs
+                for count, length, size in zip(
+                    postings.group_counts, postings.group_lengths, postings.group_sizes, strict=True
+                ):
+                    found.append((count, length, frozenset(docs[at : at + size])))
+                    at += size
             groups = self._groups[token] = tuple(found)
         return groups

@@ -54,7 +54,8 @@ class Query(_Frozen):
     word with the query (:attr:`Ranker.needs_query_match`): a source may then
     leave out, without building it, a candidate none of whose tokens is one of
     these (in particular one whose lower-cased scored text contains none of
-    them). ``strict`` is set when the ranker wants
+    them). ``analyzer`` is the ranker's :attr:`Ranker.index_analyzer`.
+    ``strict`` is set when the ranker wants
     unsafe files to be errors (:attr:`Ranker.strict_sources`) rather than
     skipped and reported.
     """
@@ -72,6 +73,7 @@ class Query(_Frozen):
         "now_ms",
         "strict",
         "match_tokens",
+        "analyzer",
     )
 
     project: str
@@ -86,6 +88,7 @@ class Query(_Frozen):
     now_ms: float | None
     strict: bool
     match_tokens: tuple[str, ...] | None
+    analyzer: Any
 
     def __init__(
         self,
@@ -102,6 +105,7 @@ class Query(_Frozen):
         now_ms: float | None = None,
         strict: bool = False,
         match_tokens: Iterable[str] | None = None,
+        analyzer: Any = None,
     ) -> None:
         put = object.__setattr__
         put(self, "project", project)
@@ -116,6 +120,7 @@ class Query(_Frozen):
         put(self, "now_ms", now_ms)
         put(self, "strict", strict)
         put(self, "match_tokens", None if match_tokens is None else tuple(match_tokens))
+        put(self, "analyzer", analyzer)
 
     def replace(self, **changes: Any) -> Query:
         """A copy with some fields changed (``query.replace(limit=100)``)."""
@@ -387,6 +392,11 @@ class Ranker(ABC):
     * ``needs_query_match = True`` promises that a candidate sharing no token
       with the query is never returned (sources may then skip it early);
       ``strict_sources = True`` asks sources to fail on unsafe files;
+    * ``index_analyzer`` (an :class:`~mem_core.retrieval.diskindex.Analyzer`)
+      asks for the on-disk recall index of that analysis: sources then give
+      every candidate of an indexed file as one :class:`CandidateBlock`
+      whose index (its ``space`` the analyzer's ``key``) holds those terms,
+      so the ranker can score from the index without reading the texts;
     * :meth:`validate` refuses, with ``MemError``, options the ranker cannot
       serve, before any source is read.
 
@@ -412,6 +422,7 @@ class Ranker(ABC):
     help: ClassVar[str] = ""
     needs_query_match: ClassVar[bool] = False
     strict_sources: ClassVar[bool] = False
+    index_analyzer: ClassVar[Any] = None
 
     def validate(self, query: Query) -> None:  # noqa: B027 - optional hook, no-op by default
         """Refuse query options this ranker cannot serve (raise ``MemError``)."""

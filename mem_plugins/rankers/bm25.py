@@ -22,10 +22,26 @@ score is multiplied by the candidate's weight (the journal's decay) as the
 from __future__ import annotations
 
 import _thread  # threading's locks without importing threading (start-up)
+import heapq
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from mem_core.plugin import Candidate, Query, RankContext, Ranker, Scored, hookimpl
+from mem_core.plugin import (
+    Analyzer,
+    Candidate,
+    CandidateBlock,
+    Candidates,
+    Query,
+    RankContext,
+    Ranker,
+    Scored,
+    hookimpl,
+)
+
+if TYPE_CHECKING:
+    from typing import Any
 
 K1 = 1.2
 B = 0.75
@@ -42,14 +58,18 @@ _MAX_CACHED = 100_000
 _cache: dict[tuple[str, bool], tuple[dict[str, float], float]] = {}
 _lock = _thread.allocate_lock()
 
+#: words whose terms change with the analysis (folding, stemming): their
+#: terms are part of the index key, so that an index of another analysis is
+#: never read (a new stemmer rebuilds the index)
+_PROBE = (
+    "migration migrations migrating migrated revoke revocable revoked revoking caching cached caches "
+    "running runs ran happily easily connection connected connecting generalization generously policies "
+    "studies agreed agreeing authentication authenticating authenticated munchen München Straße ÉTÉ "
+    "修复缓存 read_text the how do"
+)
 
-def analyse(text: str, headed: bool) -> tuple[dict[str, float], float]:
-    """The weighted term frequencies of ``text`` and its weighted length
-    (``headed``: its first line is a heading)."""
-    key = (text, headed)
-    found = _cache.get(key)
-    if found is not None:
-        return found
+
+def _analyse(text: str, headed: bool) -> tuple[dict[str, float], float]:
     from mem_core.plugin import search_terms  # the analysis: only when this ranker ranks
 
     counts: dict[str, float] = {}
@@ -64,12 +84,70 @@ def analyse(text: str, headed: bool) -> tuple[dict[str, float], float]:
         length += weight * len(found_terms)
         for term in found_terms:
             counts[term] = counts.get(term, 0.0) + weight
-    found = (counts, length)
+    return counts, length
+
+
+def analyse(text: str, headed: bool) -> tuple[dict[str, float], float]:
+    """The weighted term frequencies of ``text`` and its weighted length
+    (``headed``: its first line is a heading)."""
+    key = (text, headed)
+    found = _cache.get(key)
+    if found is not None:
+        return found
+    found = _analyse(text, headed)
     with _lock:
         if len(_cache) >= _MAX_CACHED:
             _cache.clear()
         _cache[key] = found
     return found
+
+
+class Bm25Analyzer(Analyzer):
+    """The terms ``bm25`` scores, for the on-disk recall index: weighted
+    term frequencies and lengths (:func:`analyse`), kept as doubles."""
+
+    typecode = "d"
+    _key: str | None = None
+
+    @property  # type: ignore[override]
+    def key(self) -> str:
+        found = self._key
+        if found is None:
+            import zlib
+
+            from mem_core.plugin import search_terms
+
+            probe = "\n".join(search_terms(_PROBE)).encode("utf-8")
+            found = self._key = f"bm25/1/{HEADING_WEIGHT!r}/{zlib.crc32(probe):08x}"
+        return found
+
+    def analyse(self, text: str, headed: bool) -> tuple[dict[str, float], float]:
+        return _analyse(text, headed)  # not kept: an index is built once
+
+
+def _score(tfs: Iterable[tuple[float, Any]], length: float, average: float, width: int) -> float:
+    """The score of one document: ``tfs`` holds, per query term of some
+    document frequency, its IDF and the document's weighted frequency of it
+    (``None`` or 0: none)."""
+    score = 0.0
+    matched = 0
+    norm = K1 * (1 - B + B * length / average)
+    for weight, tf in tfs:
+        if tf:
+            matched += 1
+            score += weight * tf * (K1 + 1) / (tf + norm)
+    if matched < width:
+        score *= (matched / width) ** COVERAGE
+    return score
+
+
+def _idf(frequency: dict[str, int], total: int) -> dict[str, float]:
+    return {term: math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in frequency.items() if df}
+
+
+def _average(lengths: Iterable[float], total: int) -> float:
+    # fsum: the same sum whichever parts the lengths come in (indexed blocks, candidates)
+    return math.fsum(lengths) / total or 1.0
 
 
 def bm25_scores(terms: Sequence[str], documents: Sequence[tuple[dict[str, float], float]]) -> list[float]:
@@ -78,33 +156,24 @@ def bm25_scores(terms: Sequence[str], documents: Sequence[tuple[dict[str, float]
     total = len(documents)
     if not total or not terms:
         return [0.0] * total
-    average = sum(length for _, length in documents) / total or 1.0
+    average = _average((length for _, length in documents), total)
     frequency = dict.fromkeys(terms, 0)
     for counts, _ in documents:
         for term in terms:
             if term in counts:
                 frequency[term] += 1
-    idf = {term: math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in frequency.items() if df}
-    scores = []
+    idf = _idf(frequency, total)
     width = len(terms)
-    for counts, length in documents:
-        score = 0.0
-        matched = 0
-        norm = K1 * (1 - B + B * length / average)
-        for term, weight in idf.items():
-            tf = counts.get(term)
-            if tf:
-                matched += 1
-                score += weight * tf * (K1 + 1) / (tf + norm)
-        if matched < width:
-            score *= (matched / width) ** COVERAGE
-        scores.append(score)
-    return scores
+    return [
+        _score([(weight, counts.get(term)) for term, weight in idf.items()], length, average, width)
+        for counts, length in documents
+    ]
 
 
 class Bm25Ranker(Ranker):
     name = "bm25"
     help = "BM25 over accent-folded, stemmed words (CJK by bigrams), headings weighted"
+    index_analyzer = Bm25Analyzer()
 
     def rank(self, query: Query, candidates: Sequence[Candidate], context: RankContext) -> list[Scored]:
         from mem_core.plugin import search_query_terms
@@ -112,18 +181,78 @@ class Bm25Ranker(Ranker):
         terms = search_query_terms(query.text)
         if not terms:
             return []
-        everything = list(candidates)
-        documents = [analyse(c.scored_text, c.fields.get("kind") in _HEADED) for c in everything]
+        space = self.index_analyzer.key
+        parts = candidates.parts() if isinstance(candidates, Candidates) else (list(candidates),)
+        # every document counts in the statistics (how many, their lengths,
+        # how many hold each term); only those holding a term can score. A
+        # block indexed in this ranker's terms gives them from its index.
+        lengths: list[Sequence[float]] = []
+        total = 0
+        frequency = dict.fromkeys(terms, 0)
+        blocks: list[tuple[int, CandidateBlock, dict[str, dict[int, float]]]] = []
+        plain: list[tuple[int, dict[str, float], float, Candidate]] = []
+        for part in parts:
+            index = getattr(part, "index", None)
+            if isinstance(part, CandidateBlock) and part.tokens is None and getattr(index, "space", None) == space:
+                lengths.append(index.lengths)
+                found = {term: index.counts(term) for term in terms}
+                for term in terms:
+                    frequency[term] += len(found[term])
+                blocks.append((total, part, found))
+                total += len(index)
+                continue
+            mine: list[float] = []
+            for candidate in part:
+                counts, length = analyse(candidate.scored_text, candidate.fields.get("kind") in _HEADED)
+                mine.append(length)
+                held = False
+                for term in terms:
+                    if term in counts:
+                        frequency[term] += 1
+                        held = True
+                if held:
+                    plain.append((total + len(mine) - 1, counts, length, candidate))
+            lengths.append(mine)
+            total += len(mine)
+        if not total:
+            return []
+        average = _average(itertools.chain.from_iterable(lengths), total)
+        idf = _idf(frequency, total)
+        width = len(terms)
+        # (-score, position in the recall, candidate or (block, position)): sorted, best first
+        scored: list[tuple[float, int, Any]] = [
+            (-_score([(w, counts.get(t)) for t, w in idf.items()], length, average, width), position, candidate)
+            for position, counts, length, candidate in plain
+        ]
+        for at, block, found in blocks:
+            held = [(weight, found[term]) for term, weight in idf.items()]
+            block_lengths = block.index.lengths
+            for position in set().union(*(tfs for _, tfs in held)):
+                tfs = [(weight, tfs.get(position)) for weight, tfs in held]
+                scored.append((-_score(tfs, block_lengths[position], average, width), at + position, (block, position)))
+        scored.sort()  # positions differ: the third item is never compared
+        # weights are in [0, 1] (a decay): a text whose score alone is below
+        # the limit-th best weighted score cannot enter the result, so its
+        # weight is never computed (nor its candidate made)
+        limit = query.limit
+        best: list[float] = []  # min-heap of the best weighted scores so far
         kept: list[tuple[float, int, Candidate]] = []
-        for position, (candidate, score) in enumerate(zip(everything, bm25_scores(terms, documents), strict=True)):
+        for negated, position, made in scored:
+            score = -negated
+            if limit <= 0 or score <= 0 or (len(best) == limit and score < best[0]):
+                break
+            candidate = made[0].candidate(made[1]) if isinstance(made, tuple) else made
+            weight = candidate.weigh()
+            if weight != 1.0:
+                score *= weight
             if score > 0:
-                weight = candidate.weigh()
-                if weight != 1.0:
-                    score *= weight
-                if score > 0:
-                    kept.append((score, position, candidate))
+                kept.append((score, position, candidate))
+                if len(best) < limit:
+                    heapq.heappush(best, score)
+                elif score > best[0]:
+                    heapq.heapreplace(best, score)
         kept.sort(key=lambda item: (-item[0], item[1]))
-        return [Scored(candidate, score) for score, _, candidate in kept[: query.limit]]
+        return [Scored(candidate, score) for score, _, candidate in kept[:limit]]
 
 
 @hookimpl

@@ -9,31 +9,28 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from mem_core.lazyre import lazy
 from mem_core.plugin import (
     JOURNAL,
-    Built,
+    JOURNAL_INDEXER,
     Candidate,
     CandidateBlock,
     DiskTermIndex,
-    Doc,
     IndexCorrupt,
     IndexedSource,
-    Indexer,
-    LazyCandidate,
     MemError,
     NoteSource,
     OnSecondUse,
     Query,
+    SignalsJSON,
     SourceContext,
     TermIndex,
     Terms,
+    decay,
+    event_candidate,
+    event_fields,
+    event_of_line,
     hookimpl,
-    js_pow,
-    js_string,
     js_trim,
-    parse_ms,
-    truthy,
 )
 
 if TYPE_CHECKING:
@@ -49,13 +46,8 @@ def _jsonfmt() -> Any:
     return jsonfmt
 
 
-#: an ISO-8601 UTC time, which ``Date.parse`` reads the same in every time zone
-_UTC = lazy(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,3})?Z\Z")
 #: where ``mem archive`` puts the oldest lines (mem_core.journal.archive.ARCHIVE_DIR)
 ARCHIVE_DIR = ".bmad/memory/archive"
-HALF_LIFE_DAYS = 30
-DAY_MS = 86_400_000
-_TEXT_KEYS = ("agent", "cli", "model", "task", "outcome")
 
 
 class JournalSource(NoteSource):
@@ -143,19 +135,17 @@ class _Events:
         self.stamps: list[Any] = []
         #: the journal holds a `null` line (the reference fails on it)
         self.null = False
-        signals_json = _SignalsJSON()
+        signals_json = SignalsJSON()
         for event in parse_lines(text):
             if event is None:
                 self.null = True
                 break
             try:
-                scored, ref = _event_text(event, signals_json)
+                scored, fields = event_fields(event, signals_json)
             except RecursionError:  # nested too deep to show: a corrupt line (§8)
                 continue
             self.texts.append(scored)
-            self.fields.append(
-                {"kind": "event", "source": "journal.ndjson", "ref": ref, "text": scored, "event": event}
-            )
+            self.fields.append(fields)
             self.stamps.append(event.get("ts"))
         self.index = TermIndex(map(Terms.of, self.texts))
 
@@ -166,7 +156,7 @@ class _Events:
         texts, fields, stamps, terms = self.texts, self.fields, self.stamps, self.index.terms
 
         def make(i: int) -> Candidate:
-            return Candidate(texts[i], fields[i], _decay(stamps[i], now_ms), terms[i])
+            return Candidate(texts[i], fields[i], decay(stamps[i], now_ms), terms[i])
 
         yield CandidateBlock(self.index, make, tokens=query.match_tokens)
 
@@ -179,99 +169,15 @@ def _candidates(text: str, query: Query) -> Iterator[Candidate]:
     lines that may match."""
     events = parse_lines(text, _line_filter(query.match_tokens)) if text else []
     now_ms = query.now_ms
-    signals_json = _SignalsJSON()
+    signals_json = SignalsJSON()
     for event in events:
         if event is None:  # as the reference fails on a `null` line
             raise MemError(NULL_EVENT)
         try:
-            scored, ref = _event_text(event, signals_json)
+            scored, fields = event_fields(event, signals_json)
         except RecursionError:  # nested too deep to show: a corrupt line (§8)
             continue
-        yield Candidate(
-            scored_text=scored,
-            fields={"kind": "event", "source": "journal.ndjson", "ref": ref, "text": scored, "event": event},
-            weight=_decay(event.get("ts"), now_ms),
-        )
-
-
-class _JournalIndexer(Indexer):
-    """The journal in the on-disk recall index: one document per event
-    line, with the line's byte offset and length (read back for a result)
-    and the event's time in milliseconds when it does not depend on the
-    local time zone (else NaN: parsed from the event when weighed).
-
-    Only a journal whose every non-blank line is one JSON value on its own
-    is indexed: then the whole-file parse of :func:`parse_lines` and a parse
-    line by line agree, with or without the line filter. A corrupt line (or a
-    ``null`` one, which fails recall) leaves the file to the unindexed path."""
-
-    key = "journal/1"
-    columns = "QId"
-    lines = True
-
-    def build(self, data: bytes, base: int) -> Built:
-        jsonfmt = _jsonfmt()
-        docs: list[Doc] = []
-        signals_json = _SignalsJSON()
-        offset = base
-        for raw in data.split(b"\n"):
-            start = offset
-            offset += len(raw) + 1
-            line = js_trim(raw.decode("utf-8"))
-            if not line:
-                continue
-            try:
-                event = jsonfmt.loads(line)
-            except jsonfmt.JSONError:
-                return Built(None)
-            if event is None:
-                return Built(None)
-            if not isinstance(event, dict):
-                continue
-            scored, _ref = _event_text(event, signals_json)
-            docs.append(Doc(Terms.of(scored), (start, len(raw), _event_ms(event.get("ts"))), b""))
-        return Built(docs)
-
-
-JOURNAL_INDEXER = _JournalIndexer()
-_NAN = float("nan")
-_INF = float("inf")
-
-
-def _event_ms(ts: Any) -> float:
-    """``parse_ms(ts)`` where it is the same everywhere (a number, no value,
-    an ISO-8601 UTC string): +inf for None (weight 1, as for ``None``), NaN
-    for anything else (parsed when needed)."""
-    if ts is None or ts is True or ts is False:
-        return _INF
-    if ts.__class__ is int or ts.__class__ is float:
-        return float(ts)
-    if ts.__class__ is str and _UTC.match(ts):
-        ms = parse_ms(ts)
-        return _INF if ms is None else ms
-    return _NAN
-
-
-def event_candidate(
-    load: Callable[[], tuple[str, dict[str, Any]]], stamp: float, now_ms: float | None
-) -> LazyCandidate:
-    """An indexed journal event as a candidate read on demand by ``load``,
-    weighted by its age (§2's decay) from the indexed ``stamp`` — or, when
-    the index could not know it (NaN), from the event itself."""
-    if now_ms is None:
-        return LazyCandidate(load, 1.0)
-    candidate: LazyCandidate
-
-    def weight() -> float:
-        event_ms: float | None = stamp
-        if event_ms != event_ms:  # NaN: not known without the event
-            event_ms = parse_ms(candidate.fields["event"].get("ts"))
-        if event_ms is None or not now_ms > event_ms:
-            return 1.0
-        return js_pow(0.5, (now_ms - event_ms) / DAY_MS / HALF_LIFE_DAYS)
-
-    candidate = LazyCandidate(load, weight)
-    return candidate
+        yield Candidate(scored_text=scored, fields=fields, weight=decay(event.get("ts"), now_ms))
 
 
 def _indexed_candidates(indexed: IndexedSource, query: Query) -> Iterator[CandidateBlock]:
@@ -279,33 +185,18 @@ def _indexed_candidates(indexed: IndexedSource, query: Query) -> Iterator[Candid
     stamps = indexed.column(2)
     starts = indexed.column(0)
     sizes = indexed.column(1)
-    signals_json = _SignalsJSON()
+    signals_json = SignalsJSON()
 
     def load(i: int) -> tuple[str, dict[str, Any]]:
-        line = js_trim(indexed.read(starts[i], sizes[i]).decode("utf-8"))
-        event = _jsonfmt().loads(line)
-        if not isinstance(event, dict):
+        event = event_of_line(indexed.read(starts[i], sizes[i]))
+        if event is None:
             raise IndexCorrupt(indexed.path or "")
-        scored, ref = _event_text(event, signals_json)
-        return scored, {"kind": "event", "source": "journal.ndjson", "ref": ref, "text": scored, "event": event}
+        return event_fields(event, signals_json)
 
     def make(i: int) -> Candidate:
         return event_candidate(partial(load, i), stamps[i], now_ms)
 
     yield CandidateBlock(DiskTermIndex(indexed), make, tokens=query.match_tokens)
-
-
-def _event_text(event: dict[str, Any], signals_json: _SignalsJSON) -> tuple[str, Any]:
-    """An event's scored text and its ``ref``."""
-    parts = [v if v.__class__ is str else _text(v) for v in map(event.get, _TEXT_KEYS)]
-    parts.append(signals_json(event.get("signals")))
-    # JS `.filter(Boolean)` tests the values: [] is kept (and shows as "")
-    text = " ".join([p for p in parts if p is not None and (p or p.__class__ is _Shown)])
-    if truthy(event.get("id")):
-        ref = event["id"]
-    else:
-        ref = js_string(event["ts"]) if "ts" in event else "undefined"
-    return text, ref
 
 
 def parse_lines(text: str, keep: Callable[[str], bool] | None = None) -> list[dict[str, Any] | None]:
@@ -364,50 +255,6 @@ def _line_filter(tokens: Sequence[str] | None) -> Callable[[str], bool] | None:
         return search(line.lower()) is not None
 
     return keep
-
-
-class _Shown(str):
-    """A truthy value whose text is empty (``[]``, ``[null]``): kept by the
-    reference's ``filter(Boolean)``, so it still adds a separator."""
-
-
-def _text(value: Any) -> str | None:
-    """A non-string field as the reference's ``filter(Boolean).join(" ")``
-    shows it; ``None`` when the reference filters it out."""
-    if value is None or not truthy(value):
-        return None
-    return _Shown(js_string(value))
-
-
-class _SignalsJSON:
-    """``JSON.stringify(event.signals || {})``, memoised: journals repeat the
-    same few signal sets (``{"ci":"pass"}`` …) thousands of times."""
-
-    def __init__(self) -> None:
-        self._seen: dict[str, str] = {}
-
-    def __call__(self, signals: Any) -> str:
-        if not truthy(signals):
-            return "{}"
-        key = repr(signals)  # unambiguous for parsed JSON (True vs 1, 1.0 vs 1)
-        cached = self._seen.get(key)
-        if cached is None:
-            cached = self._seen[key] = _jsonfmt().dumps(signals)
-        return cached
-
-
-def _decay(ts: object, now_ms: float | None) -> float | Callable[[], float]:
-    """The event's weight: ``0.5 ** (age_days / 30)``, computed only if needed."""
-    if now_ms is None:
-        return 1.0
-
-    def weight() -> float:
-        event_ms = parse_ms(ts)
-        if event_ms is None or not now_ms > event_ms:
-            return 1.0
-        return js_pow(0.5, (now_ms - event_ms) / DAY_MS / HALF_LIFE_DAYS)  # V8's Math.pow, bit for bit
-
-    return weight
 
 
 @hookimpl

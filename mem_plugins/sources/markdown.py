@@ -10,20 +10,18 @@ from typing import TYPE_CHECKING
 
 from mem_core.plugin import (
     NOTE_FILES,
-    Built,
+    NOTE_INDEXER,
     Candidate,
     CandidateBlock,
     DiskTermIndex,
-    Doc,
     IndexedNote,
     IndexedSource,
-    Indexer,
     LazyCandidate,
     OnSecondUse,
     Query,
     SourceContext,
     TermIndex,
-    Terms,
+    note_of_blob,
     split_sections,
 )
 
@@ -47,34 +45,11 @@ def note_candidates(
             yield from note.candidates(query)
 
 
-class _NoteIndexer(Indexer):
-    """A note file in the on-disk recall index: one document per ``### ``
-    section, its heading and text kept in the index (a result is made from
-    them, as :meth:`Candidate.note` makes it)."""
-
-    key = "note/1"
-    columns = ""
-
-    def build(self, data: bytes, base: int) -> Built:
-        docs = []
-        for heading, text in split_sections(data.decode("utf-8")):
-            head = heading.encode("utf-8", "surrogatepass")
-            blob = len(head).to_bytes(4, "little") + head + text.encode("utf-8", "surrogatepass")
-            docs.append(Doc(Terms.of(heading + "\n" + text), (), blob))
-        return Built(docs)
-
-
-NOTE_INDEXER = _NoteIndexer()
-
-
 def _indexed_candidates(source: IndexedSource, shown: str, query: Query) -> CandidateBlock:
     name = shown.rsplit("/", 1)[-1]
 
     def load(i: int) -> tuple[str, Any]:
-        blob = source.blob(i)
-        size = int.from_bytes(blob[:4], "little")
-        heading = blob[4 : 4 + size].decode("utf-8", "surrogatepass")
-        text = blob[4 + size :].decode("utf-8", "surrogatepass")
+        heading, text = note_of_blob(source.blob(i))
         note = Candidate.note(heading, text, source=name, source_file=shown)
         return note.scored_text, note.fields
 

@@ -17,7 +17,7 @@ from mem_core.files.cache import FINE_RACY_SECONDS
 from mem_core.portfolio import combined
 from mem_core.portfolio.registry import add_projects, set_brain
 
-WORDS = "cache auth values token queue retry deploy schema index login redis worker batch zero false".split()
+WORDS = "cache auth values token queue retry deploy schema index login redis worker batch zero false caching".split()
 NOW = "2026-11-05T12:00:00.000Z"
 
 
@@ -84,11 +84,11 @@ def _change(root: Path, rng: random.Random) -> None:
         (root / ".agents").symlink_to(root / "agents-moved")
 
 
-def _recall(query: str, project: Path, index: bool, limit: int) -> str:
+def _recall(query: str, project: Path, index: bool, limit: int, ranking: str | None = None) -> str:
     from mem_core.js.jsonfmt import dumps
     from mem_core.retrieval.api import recall
 
-    result = recall(query, directory=str(project), scope="all", limit=limit, now=NOW, index=index)
+    result = recall(query, directory=str(project), scope="all", limit=limit, now=NOW, index=index, ranking=ranking)
     return dumps(result.to_json(), 2)
 
 
@@ -96,8 +96,10 @@ def _settle() -> None:
     time.sleep(FINE_RACY_SECONDS + 0.05)  # what was just written is settled (ns timestamps)
 
 
-@pytest.mark.parametrize("seed", range(10))
-def test_index_matches_no_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+@pytest.mark.parametrize(
+    ("seed", "ranking"), [(seed, "lexical") for seed in range(10)] + [(seed, "bm25") for seed in range(10, 16)]
+)
+def test_index_matches_no_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, ranking: str) -> None:
     rng = random.Random(seed)
     roots = [tmp_path / f"p{i}" for i in range(rng.randint(2, 6))]
     for root in roots:
@@ -122,10 +124,10 @@ def test_index_matches_no_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     for step in range(8):
         query = " ".join(rng.sample(WORDS, rng.randint(1, 3)))
         limit = rng.choice([1, 3, 8, 50])
-        expected = _recall(query, roots[0], False, limit)
-        assert _recall(query, roots[0], True, limit) == expected, (step, query)
+        expected = _recall(query, roots[0], False, limit, ranking)
+        assert _recall(query, roots[0], True, limit, ranking) == expected, (step, query)
         _settle()
-        assert _recall(query, roots[0], True, limit) == expected, (step, query)
+        assert _recall(query, roots[0], True, limit, ranking) == expected, (step, query)
         for root in rng.sample(roots, rng.randint(0, 2)):
             _change(root, rng)
         if rng.random() < 0.5:

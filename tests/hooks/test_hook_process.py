@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mem_core.hooks.prompt import prompt_query
-from mem_core.memories import api as memories
+from mem_core.memories import service as memories
 from tests.hooks.conftest import DATA, NOW, hooks_log
 
 PROMPTS = json.loads((DATA / "prompts.json").read_text(encoding="utf-8"))

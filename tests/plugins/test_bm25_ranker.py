@@ -200,8 +200,12 @@ def test_an_unknown_configured_ranking_is_a_one_line_error_naming_the_file(notes
     with pytest.raises(MemError) as caught:
         recall("munchen", directory=str(notes), now=NOW)
     config = notes / ".bmad" / "memory" / "mem.toml"
+    from mem_core.kernel import Kernel
+
+    names = Kernel().rankers.names()  # every registered ranker, bm25 too (the reference's message is for --ranking)
+    assert "bm25" in names
     assert caught.value.message == (
-        f"recall: ranking must be lexical or evidence (got 'bm26' from recall_ranking in {config})"
+        f"recall: ranking must be {', '.join(names[:-1])} or {names[-1]} (got 'bm26' from recall_ranking in {config})"
     )
     run = mem("recall", "munchen", "-d", str(notes))
     assert run.code == 1 and run.err.count("\n") == 1 and "bm26" in run.err

@@ -26,7 +26,8 @@ from mem_core.js.jsonfmt import dumps
 from mem_core.retrieval import diskindex
 
 NOW = "2026-11-05T12:00:00.000Z"
-WORDS = ["cache", "auth", "values", "queue", "retry", "token", "zéro", "ci", "pass", "x", "Cache-Values", "2026", "7"]
+WORDS = ["cache", "auth", "values", "queue", "retry", "token", "zéro", "ci", "pass", "x", "Cache-Values", "2026", "7",
+         "caching", "how"]  # fmt: skip
 JOURNAL = ".bmad/memory/journal.ndjson"
 NOTE_PATHS = [
     ".bmad/memory/decisions.md",
@@ -111,7 +112,7 @@ queries = st.lists(
     st.tuples(
         st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join),
         st.sampled_from([0, 1, 3, 8, 50, None]),
-        st.sampled_from(["lexical", "lexical", "lexical", "evidence"]),
+        st.sampled_from(["lexical", "lexical", "lexical", "evidence", "bm25", "bm25"]),
         st.sampled_from(["project", "project", "portfolio"]),
     ),
     min_size=1,
@@ -267,16 +268,19 @@ def _settle() -> None:
     time.sleep(diskindex.FINE_RACY_SECONDS + 0.05)
 
 
-def test_the_index_lives_in_the_cache_and_is_read_only_for_the_query(tmp_path: Path, cache: Path) -> None:
+@pytest.mark.parametrize("ranking", ["lexical", "bm25"])
+def test_the_index_lives_in_the_cache_and_is_read_only_for_the_query(
+    tmp_path: Path, cache: Path, ranking: str
+) -> None:
     project = tmp_path / "p"
     _corpus(project)
     listing = sorted(p.name for p in (project / ".bmad" / "memory").iterdir())
-    first = _same(project, "cache values")
+    first = _same(project, "cache values", ranking=ranking)
     files = _index_files(cache)
     assert len(files) == 2  # the journal and the one note file
     assert sorted(p.name for p in (project / ".bmad" / "memory").iterdir()) == listing  # nothing in the store
     _settle()
-    _same(project, "cache values")  # the indexes are rewritten once settled
+    _same(project, "cache values", ranking=ranking)  # the indexes are rewritten once settled
     _settle()
     stamps = [f.stat().st_mtime_ns for f in files]
     opened: list[str] = []
@@ -295,7 +299,7 @@ def test_the_index_lives_in_the_cache_and_is_read_only_for_the_query(tmp_path: P
     os.open = spy  # type: ignore[assignment]
     FileCache.load = unindexed  # type: ignore[method-assign]
     try:
-        assert _answer(project, "cache values", index=True) == first
+        assert _answer(project, "cache values", index=True, ranking=ranking) == first
     finally:
         os.open = real_open  # type: ignore[assignment]
         FileCache.load = real_load  # type: ignore[method-assign]
@@ -373,9 +377,9 @@ def test_a_damaged_index_is_rebuilt_never_trusted(tmp_path: Path, cache: Path, d
             import marshal
 
             length = int.from_bytes(data[8:12], "little")
-            header = list(marshal.loads(bytes(data[16 : 16 + length])))
-            header[0] = 999
-            raw = marshal.dumps(tuple(header))
+            header = marshal.loads(bytes(data[16 : 16 + length]))
+            header["version"] = 999
+            raw = marshal.dumps(header)
             import zlib
 
             data = bytearray(data[:8] + len(raw).to_bytes(4, "little") + zlib.crc32(raw).to_bytes(4, "little"))
