@@ -211,8 +211,7 @@ def create_key(
     now: str | None = None,
 ) -> tuple[AgentKey, str]:
     """A new agent key for ``mind``; returns it and the secret (shown once)."""
-    from mem_core.memories.api import parse_expires
-    from mem_core.memories.core import parse_mind
+    from mem_core.memories.validate import parse_expires, parse_mind
 
     now = now or now_iso()
     mind = parse_mind(mind)
