@@ -232,7 +232,10 @@ def _confidence(body: dict[str, Any]) -> float | str | None:
 def _signed_at(value: object, now: str) -> str:
     if not isinstance(value, str) or not _TIMESTAMP.fullmatch(value):
         raise Refused(400, "signedAt must be a timestamp YYYY-MM-DDTHH:MM:SS.mmmZ")
-    if abs(parse_ms(value) - parse_ms(now)) > SIGNED_AT_SLACK_MS:
+    signed, current = parse_ms(value), parse_ms(now)
+    if signed is None or current is None:
+        raise Refused(400, "signedAt must be a timestamp YYYY-MM-DDTHH:MM:SS.mmmZ")
+    if abs(signed - current) > SIGNED_AT_SLACK_MS:
         raise Refused(400, "signedAt is more than 15 minutes from the server's clock; sign again")
     return value
 
@@ -351,7 +354,8 @@ def _remember(call: Call, category: str, key: str, mind: str, body: dict[str, An
     done = remember(
         category, key, content or "", tags=_tags(body), priority=_string(body, "priority", limit=64),
         confidence=_confidence(body), expires=_string(body, "expires", limit=64), no_tags=_bool(body, "noTags"),
-        no_expiry=_bool(body, "noExpiry"), mind=mind, as_user=as_user, signer=signer, interactive=False,
+        no_expiry=_bool(body, "noExpiry"), mind=mind, as_user=as_user, signer=signer,  # type: ignore[arg-type]
+        interactive=False,
         directory=call.server.config.project, kernel=call.server.kernel, now=now,
     )  # fmt: skip
     memory = done.memory.to_json()
