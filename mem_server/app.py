@@ -232,7 +232,10 @@ def _confidence(body: dict[str, Any]) -> float | str | None:
 def _signed_at(value: object, now: str) -> str:
     if not isinstance(value, str) or not _TIMESTAMP.fullmatch(value):
         raise Refused(400, "signedAt must be a timestamp YYYY-MM-DDTHH:MM:SS.mmmZ")
-    if abs(parse_ms(value) - parse_ms(now)) > SIGNED_AT_SLACK_MS:
+    signed, current = parse_ms(value), parse_ms(now)
+    if signed is None or current is None:
+        raise Refused(400, "signedAt must be a timestamp YYYY-MM-DDTHH:MM:SS.mmmZ")
+    if abs(signed - current) > SIGNED_AT_SLACK_MS:
         raise Refused(400, "signedAt is more than 15 minutes from the server's clock; sign again")
     return value
 
@@ -300,7 +303,7 @@ _REMEMBER_FIELDS = ("category", "key", "content", "tags", "priority", "confidenc
 def _memory_at(call: Call) -> dict[str, Any]:
     """The current memory the path's id names, judged; 404 when there is
     none or (for an agent key) it is in another mind."""
-    from mem_core.memories.api import memory_history
+    from mem_core.memories.service import memory_history
 
     memory_id = call.path["id"]
     missing = Refused(404, f"No memory {memory_id[:80]} on this server.")
@@ -323,8 +326,8 @@ def _current(project: str, memory_id: str, mind: str, kernel: Any) -> dict[str, 
     """The memory as its row is now (the history keeps what was written;
     the row is what an edit in the database would change), judged by its
     signatures."""
-    from mem_core.memories.api import Memory
-    from mem_core.memories.core import judge, resolve_target
+    from mem_core.memories.results import memory_json
+    from mem_core.memories.service import judge, resolve_target
 
     target = resolve_target(kernel, False, project, mind)
     if not target.backend.exists(target.directory):
@@ -333,11 +336,11 @@ def _current(project: str, memory_id: str, mind: str, kernel: Any) -> dict[str, 
         record = store.get(memory_id)
         if record is None:
             return None
-        return Memory.model_validate(judge(store, [record], project)[0]).to_json()
+        return memory_json(judge(store, [record], project)[0])
 
 
 def _remember(call: Call, category: str, key: str, mind: str, body: dict[str, Any]) -> Any:
-    from mem_core.memories.api import remember
+    from mem_core.memories.service import remember
 
     content = _string(body, "content", required=True)
     as_user = _bool(body, "asUser")
@@ -351,7 +354,8 @@ def _remember(call: Call, category: str, key: str, mind: str, body: dict[str, An
     done = remember(
         category, key, content or "", tags=_tags(body), priority=_string(body, "priority", limit=64),
         confidence=_confidence(body), expires=_string(body, "expires", limit=64), no_tags=_bool(body, "noTags"),
-        no_expiry=_bool(body, "noExpiry"), mind=mind, as_user=as_user, signer=signer, interactive=False,
+        no_expiry=_bool(body, "noExpiry"), mind=mind, as_user=as_user, signer=signer,  # type: ignore[arg-type]
+        interactive=False,
         directory=call.server.config.project, kernel=call.server.kernel, now=now,
     )  # fmt: skip
     memory = done.memory.to_json()
@@ -391,7 +395,7 @@ def put_memory(call: Call) -> Any:
 
 
 def delete_memory(call: Call) -> Any:
-    from mem_core.memories.api import forget
+    from mem_core.memories.service import forget
 
     memory = _memory_at(call)
     signer = _SessionHuman(call.human) if call.human is not None else None
@@ -402,7 +406,7 @@ def delete_memory(call: Call) -> Any:
 
 
 def verify_memory(call: Call) -> Any:
-    from mem_core.memories.api import verify
+    from mem_core.memories.service import verify
 
     memory = _memory_at(call)
     at = _signed_at(call.body.get("signedAt"), call.now)
@@ -416,7 +420,7 @@ def verify_memory(call: Call) -> Any:
 
 
 def memory_history_route(call: Call) -> Any:
-    from mem_core.memories.api import memory_history
+    from mem_core.memories.service import memory_history
 
     memory = _memory_at(call)
     return memory_history(
@@ -425,7 +429,7 @@ def memory_history_route(call: Call) -> Any:
 
 
 def _listing(call: Call, **options: Any) -> Any:
-    from mem_core.memories.api import list_memories
+    from mem_core.memories.service import list_memories
 
     found = list_memories(mind=call.mind(call.param("mind")), limit=call.param("limit"),
                           directory=call.server.config.project, kernel=call.server.kernel, now=call.now, **options)  # fmt: skip
@@ -457,7 +461,7 @@ def expiring_route(call: Call) -> Any:
 
 def memory_recall(call: Call) -> Any:
     """The plain-text context summary of a mind (the model's ``recall``)."""
-    from mem_core.memories.api import context_summary
+    from mem_core.memories.service import context_summary
 
     summary = context_summary(mind=call.mind(call.param("mind")), budget=call.param("budget"),
                               directory=call.server.config.project, kernel=call.server.kernel, now=call.now)  # fmt: skip
@@ -468,7 +472,7 @@ def memory_recall(call: Call) -> Any:
 
 
 def list_minds_route(call: Call) -> Any:
-    from mem_core.memories.lifecycle import list_minds
+    from mem_core.memories.service import list_minds
 
     counts = dict(list_minds(directory=call.server.config.project, kernel=call.server.kernel).minds)
     with call.server.db.transaction() as cursor:
@@ -481,7 +485,7 @@ def list_minds_route(call: Call) -> Any:
 
 
 def create_mind(call: Call) -> Any:
-    from mem_core.memories.core import parse_mind
+    from mem_core.memories.validate import parse_mind
 
     name = parse_mind(_string(call.body, "name", required=True, limit=256))
     with call.server.db.transaction() as cursor:

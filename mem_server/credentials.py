@@ -82,7 +82,10 @@ def _ms_to_iso(ms: int) -> str:
 
 
 def _later(now: str, seconds: int) -> str:
-    return _ms_to_iso(int(parse_ms(now)) + seconds * 1000)
+    ms = parse_ms(now)
+    if ms is None:  # pragma: no cover - now is the clock's own timestamp
+        raise MemError(f"not a timestamp: {now!r}")
+    return _ms_to_iso(int(ms) + seconds * 1000)
 
 
 # -- the server's own key ------------------------------------------------------
@@ -211,8 +214,7 @@ def create_key(
     now: str | None = None,
 ) -> tuple[AgentKey, str]:
     """A new agent key for ``mind``; returns it and the secret (shown once)."""
-    from mem_core.memories.api import parse_expires
-    from mem_core.memories.core import parse_mind
+    from mem_core.memories.validate import parse_expires, parse_mind
 
     now = now or now_iso()
     mind = parse_mind(mind)

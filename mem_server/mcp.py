@@ -86,7 +86,7 @@ class ScopedTools(MemServer):
         import re
 
         from mem_core.errors import MemError
-        from mem_core.memories.api import memory_history
+        from mem_core.memories.service import memory_history
 
         if not isinstance(ref, str) or not re.fullmatch(r"mem_[0-9a-f]{1,64}", ref):
             return

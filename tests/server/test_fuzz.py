@@ -65,6 +65,7 @@ def fuzzed(rng: random.Random, memory_id: str) -> tuple[str, str, bytes | None, 
         return rng.choice(["GET", "DELETE"]), f"/v1/memory/{bad_id}", None, None
     if choice == 3:
         body = rng.choice([{"signedAt": NOW, "signature": rng.choice(WRONG)}, {"signedAt": rng.choice(WRONG)},
+                           {"signedAt": "2026-13-45T99:99:99.999Z", "signature": "AAAA"},
                            {"signature": "AAAA"}, {"extra": 1}])  # fmt: skip
         return "POST", f"/v1/memory/{rng.choice([memory_id, bad_id])}/verify", None, body
     if choice == 4:

@@ -86,6 +86,12 @@ def test_only_a_human_signature_verifies(team: Team) -> None:
     assert as_user.status_code == 403
     assert team.snapshot() == before
     session = team.login(two.url)
+    impossible = {"signedAt": "2026-13-45T99:99:99.999Z", "signature": signed["signature"]}
+    answer = httpx.post(f"{two.url}/v1/memory/{memory['id']}/verify", json=impossible, headers=bearer(session))
+    assert (answer.status_code, answer.json()) == (
+        400,
+        {"error": "signedAt must be a timestamp YYYY-MM-DDTHH:MM:SS.mmmZ"},
+    )
     # a signature over other content is refused, nothing changes
     forged = {"signedAt": NOW, "signature": signature_over({**memory, "content": "other"}, team.ada)}
     wrong = httpx.post(f"{two.url}/v1/memory/{memory['id']}/verify", json=forged, headers=bearer(session))
