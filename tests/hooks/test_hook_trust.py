@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mem_core.hooks.prompt import prompt_context
-from mem_core.memories import api as memories
+from mem_core.memories import service as memories
 from tests.nexus_builder import relocate
 
 
