@@ -27,7 +27,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from mem_core.clock import now_iso, parse_ms
+from mem_core.clock import format_ms, now_iso, parse_ms
 from mem_core.errors import MemError
 from mem_server.db import Cursor, ServerDB
 
@@ -74,18 +74,11 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _ms_to_iso(ms: int) -> str:
-    import datetime
-
-    moment = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
-
-
 def _later(now: str, seconds: int) -> str:
     ms = parse_ms(now)
     if ms is None:  # pragma: no cover - now is the clock's own timestamp
         raise MemError(f"not a timestamp: {now!r}")
-    return _ms_to_iso(int(ms) + seconds * 1000)
+    return format_ms(ms + seconds * 1000)
 
 
 # -- the server's own key ------------------------------------------------------
