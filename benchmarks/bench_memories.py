@@ -34,9 +34,11 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from mem_core.memories.kinds import CATEGORIES
+
 NOW = "2026-11-05T12:00:00.000Z"
 TARGET_MS = 20.0
-CATEGORIES = ("identity", "preference", "fact", "project", "skill", "mistake", "context", "note")
+#: drawn with most memories at normal priority
 PRIORITIES = ("low", "normal", "normal", "normal", "high", "critical")
 
 
@@ -301,8 +303,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     from mem_core.kernel import Kernel
-    from mem_core.memories.api import search_memories
     from mem_core.memories.records import MemoryFilter
+    from mem_core.memories.service import search_memories
     from mem_plugins.stores.sqlite import SqliteStore
 
     rng = random.Random(5)

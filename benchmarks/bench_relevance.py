@@ -76,7 +76,7 @@ class Corpus:
         return ask
 
     def memories_search(self) -> Callable[[str], list[str]]:
-        from mem_core.memories.api import search_memories
+        from mem_core.memories.service import search_memories
 
         def ask(query: str) -> list[str]:
             try:

@@ -36,6 +36,8 @@ ACTIONS = (
     ("reinforce", ["reinforce", "--pattern", "Bench pattern", "--accept", "yes"]),
     ("outcomes", ["outcomes"]),
     ("memories", ["memories"]),
+    ("remember", ["remember", "fact", "bench_key", "measured content"]),
+    ("context", ["context"]),
 )
 
 

@@ -1,6 +1,6 @@
 """The fast path of ``mem remember``, ``mem memories`` and ``mem context``:
 their command lines parsed as typer (click) parses them, without typer, and
-run on :mod:`mem_core.memories.core` (no pydantic).
+run on :mod:`mem_core.memories.service`.
 
 The parser owns only the lines it is sure of: the options these commands
 declare in :mod:`mem_cli.commands` (their typer definitions, which a test
@@ -145,9 +145,10 @@ def run_fast(command: str, args: Sequence[str], json_mode: bool) -> int | None:
 
 def _remember(values: dict[str, Any], words: list[str], settings: Any) -> None:
     from mem_cli import render
-    from mem_core.memories.core import content_of, remember_plain
+    from mem_core.memories.service import remember
+    from mem_core.memories.validate import content_of
 
-    result = remember_plain(
+    result = remember(
         words[0],
         words[1],
         content_of(words[2:] or None, values["text"], values["content_file"]),
@@ -169,9 +170,9 @@ def _remember(values: dict[str, Any], words: list[str], settings: Any) -> None:
 
 def _memories(values: dict[str, Any], words: list[str], settings: Any) -> None:
     from mem_cli import render
-    from mem_core.memories.core import list_plain
+    from mem_core.memories.service import list_memories
 
-    result = list_plain(
+    result = list_memories(
         category=values["category"],
         tag=values["tag"],
         search=values["search"],
@@ -191,9 +192,9 @@ def _memories(values: dict[str, Any], words: list[str], settings: Any) -> None:
 
 def _context(values: dict[str, Any], words: list[str], settings: Any) -> None:
     from mem_cli import render
-    from mem_core.memories.core import context_plain
+    from mem_core.memories.service import context_summary
 
-    result = context_plain(
+    result = context_summary(
         mind=values["mind"],
         user=values["user"],
         limit=values["limit"],

@@ -58,6 +58,7 @@ SUMMARIES: dict[str, str] = {
     "archive": "Move the oldest whole lines of the journal and the promotions store to .bmad/memory/archive/<store>-<first ts>-<last ts>.ndjson under the writer lock (nothing lost, nothing duplicated, safe to kill); recall still reads the archived events.",
     "human": "Human keys: the proof of a human that `mem verify` and `remember --as-user` ask for.",
     "portfolio": "The portfolio: the projects `mem recall --scope all` recalls together, and their brain.",
+    "serve": "The team server: JSON over HTTP for agents (agent keys) and humans (human keys), with an audit log.",
 }
 
 

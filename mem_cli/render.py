@@ -23,17 +23,20 @@ if TYPE_CHECKING:
     from mem_core.humans.api import HumanResult, HumansResult, RevokeResult
     from mem_core.journal.api import WriteResult
     from mem_core.kernel.report import PluginsReport
-    from mem_core.memories.api import (
+    from mem_core.memories.results import (
         ContextSummary,
+        ExportResult,
         ForgetResult,
         HistoryResult,
+        ImportResult,
         MemoriesResult,
         Memory,
+        MigrateResult,
+        MindsResult,
         RememberResult,
+        RestoreResult,
         VerifyResult,
     )
-    from mem_core.memories.lifecycle import MindsResult, RestoreResult
-    from mem_core.memories.transfer import ExportResult, ImportResult, MigrateResult
     from mem_core.reinforcement.api import ReinforceResult
     from mem_core.reinforcement.views import PromotionsResult, ScoresResult
     from mem_core.retrieval.api import RecallResult
@@ -86,18 +89,41 @@ def recall_hints(result: RecallResult) -> list[str]:
     return [f"mem recall: hint: {hint}" for hint in result.hints]
 
 
+def _places(names: list[str], brain: bool) -> str:
+    """`` (project: a)``, `` (projects: a, b; brain)``, `` (brain)``."""
+    parts = [("project: " if len(names) == 1 else "projects: ") + ", ".join(names)] if names else []
+    return f" ({'; '.join([*parts, 'brain'] if brain else parts)})"
+
+
 def recall(result: RecallResult) -> str:
-    """``mem recall``: the ranked matches (mem-cli.md §2)."""
+    """``mem recall``: the ranked matches (mem-cli.md §2). Beyond the
+    project (``--scope portfolio``, ``all``), each match names where it
+    lives, and a section whose text is the same in several places is shown
+    once, with every place (:attr:`RecallResult.places`)."""
     if not result.results:
         return f'mem recall: no matches for "{result.query}" (scope: {result.scope})'
-    lines = [f'mem recall: {len(result.results)} match(es) for "{result.query}" (scope: {result.scope})']
-    for i, hit in enumerate(result.results, 1):
+    hits: list[tuple[Any, list[str], bool]] = [(hit, [], False) for hit in result.results]
+    if result.places:
+        shown: dict[tuple[Any, ...], int] = {}
+        hits = []
+        for hit, (place, in_brain) in zip(result.results, result.places, strict=True):
+            fields = hit.fields
+            key = (fields["kind"], fields["source"], fields["ref"], fields["text"])
+            if fields["kind"] == "event" or key not in shown:
+                shown[key] = len(hits)
+                hits.append((hit, [], False))
+            _hit, names, brain = hits[shown[key]]
+            label = one_line(js_string(result.labels.get(place, place))) if place else None
+            if label is not None and label not in names:
+                names.append(label)
+            hits[shown[key]] = (_hit, names, brain or in_brain)
+    lines = [f'mem recall: {len(hits)} match(es) for "{result.query}" (scope: {result.scope})']
+    for i, (hit, names, brain) in enumerate(hits, 1):
         fields = hit.fields
         source, ref = js_string(fields["source"]), js_string(fields["ref"])
         origin = f"event {source}#{ref}" if fields["kind"] == "event" else f"{fields['kind']} {source} § {ref}"
-        project = fields.get("project")
-        if project is not None:  # --scope all: each result names its project
-            origin += f" (project: {one_line(js_string(result.labels.get(project, project)))})"
+        if result.places:
+            origin += _places(names, brain)
         lines.append(f"  {i}. [{to_fixed(hit.score, 3)}] {origin}")
         text = one_line(js_string(fields["text"]))
         if fields["kind"] == "memory":  # stored content never forges a mark (notes print as the reference does)
@@ -405,6 +431,7 @@ def adapters_change(result: AdapterChange) -> str:
         lines.append(f"mem adapters {result.action}: {names}: {verb} {len(result.files)} file(s)")
         lines += [f"  {row['change']} {row['path']}" for row in result.files]
     for row in result.adapters:
+        lines += [f"  {row['name']}: {done}" for done in row.get("done", [])]
         lines += [f"  {row['name']}: {note}" for note in row["notes"]]
     return "\n".join(lines)
 
@@ -418,6 +445,14 @@ def adapters_status(report: AdapterReport) -> str:
         lines.append(f"  files: {', '.join(row['files'])}")
         if row["missing"]:
             lines.append(f"  missing: {', '.join(row['missing'])}")
+        command = row.get("command")
+        if command and command["problem"]:
+            lines.append(
+                f"  error: `{command['line']} --version` does not run ({command['problem']}): {command['fix']}"
+            )
+        elif command:
+            lines.append(f"  command: {command['line']} (runs)")
+        lines += [f"  error: {problem}" for problem in row.get("problems", [])]
         lines += [f"  to do: {note}" for note in row["notes"]]
     return "\n".join(lines)
 
@@ -476,3 +511,26 @@ def doctor(report: DoctorReport) -> str:
     from mem_cli.output import one_line
 
     return "\n".join(f"{check.status:<5} {one_line(check.name)}: {one_line(check.detail)}" for check in report.checks)
+
+
+def portfolio_proposals(value: dict[str, Any]) -> str:
+    """``mem portfolio proposals``: the lessons to move to the brain; those
+    the brain holds already (``inBrain``) are named on one line, not proposed."""
+    from mem_cli.output import one_line as shown
+
+    found = [item for item in value["proposals"] if not item["inBrain"]]
+    held = [item for item in value["proposals"] if item["inBrain"]]
+    if not found:
+        lines = ["mem portfolio proposals: none (no lesson has current receipts in two or more projects)"]
+        if held:
+            lines[0] = "mem portfolio proposals: none new (every lesson backed in two or more projects is in the brain)"
+    else:
+        lines = [f"mem portfolio proposals: {len(found)} lesson(s) for the brain (nothing is moved)"]
+    for number, item in enumerate(found, 1):
+        lines.append(shown(f"  {number}. lessons.md § {item['heading']}"))
+        for backing in item["projects"]:
+            lines.append(shown(f"     {backing['project']}: receipts {', '.join(backing['receiptIds'])}"))
+    if held:
+        headings = ", ".join(f"§ {item['heading']}" for item in held)
+        lines.append(shown(f"  in the brain already (same text): {headings}"))
+    return "\n".join(lines)

@@ -183,6 +183,7 @@ OTHER_COMMANDS: tuple[str, ...] = (
     "archive",
     "human",
     "portfolio",
+    "serve",
 )
 
 #: every built-in command, in the order the unknown-action message lists them

@@ -5,21 +5,36 @@ only code that writes a config file (the five actions only read them, see
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from mem_core.errors import MemError
 from mem_core.files.layout import AGENTS_MEMORY_DIR
 from mem_core.settings import (
     PROJECT_CONFIG,
+    SPEC_BY_NAME,
     SPECS,
     Settings,
+    Spec,
     check_config_text,
     load_settings,
     parse_config_value,
+    parse_key,
     user_config_path,
 )
 
-__all__ = ["InitResult", "ConfigReport", "ConfigSetResult", "init_project", "config_report", "set_config", "template"]
+__all__ = [
+    "InitResult",
+    "ConfigReport",
+    "ConfigSetResult",
+    "ConfigUnsetResult",
+    "init_project",
+    "config_report",
+    "set_config",
+    "unset_config",
+    "setting_problems",
+    "template",
+]
 
 MEMORY_DIR = os.path.dirname(PROJECT_CONFIG)
 
@@ -50,9 +65,14 @@ def template() -> str:
     for spec in SPECS:
         if not spec.in_project:
             continue
-        example = toml_value(spec.default) if spec.default is not None else '"PATH"'
-        lines += ["", f"# {spec.help} (${spec.env})", f"# {spec.name} = {example}"]
+        lines += ["", f"# {spec.help} (${spec.env})", _template_line(spec)]
     return "\n".join(lines) + "\n"
+
+
+def _template_line(spec: Spec) -> str:
+    """The template's commented default line of ``spec``."""
+    example = toml_value(spec.default) if spec.default is not None else '"PATH"'
+    return f"# {spec.name} = {example}"
 
 
 def _write_atomically(path: str, text: str, *, exclusive: bool) -> bool:
@@ -158,6 +178,8 @@ class InitResult:
         detected: list[str] | None = None,
         installed: list[dict[str, str]] | None = None,
         adapters: list[str] | None = None,
+        git: list[dict[str, str]] | None = None,
+        done: list[str] | None = None,
     ) -> None:
         self.project = project
         self.config = config
@@ -167,10 +189,14 @@ class InitResult:
         #: the adapters ``--adapters`` named, and the files their install changed
         self.adapters = adapters or []
         self.installed = installed or []
+        #: ``.gitignore`` and ``.gitattributes``, when they lacked mem's lines
+        self.git = git or []
+        #: what the installed adapters did besides their files (``aider: wrote …``)
+        self.done = done or []
 
     @property
     def changed(self) -> bool:
-        return bool(self.created or self.installed)
+        return bool(self.created or self.installed or self.git)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -182,6 +208,8 @@ class InitResult:
                 "installed": list(self.adapters),
                 "files": [dict(row) for row in self.installed],
             },
+            "git": [dict(row) for row in self.git],
+            "done": list(self.done),
         }
 
     to_json = to_dict
@@ -220,9 +248,12 @@ def init_project(
     with the defaults, and ``.agents/memory/{decisions,lessons,patterns}.md``
     with one example section each. Lists the assistant adapters detected here;
     ``adapters`` (names, or ``"a,b"``) installs those (``mem adapters install``).
+    Adds to ``.gitignore`` and ``.gitattributes`` what they lack
+    (:mod:`mem_core.files.gitfiles`).
     An unknown adapter name, or an invalid existing config file, fails before
     anything is written."""
     from mem_core.adapters.api import install_adapters, list_adapters
+    from mem_core.files.gitfiles import ensure_git_files
 
     project = _init_root(directory)
     if not os.path.isdir(project):
@@ -246,12 +277,16 @@ def init_project(
     for name, note in notes.items():
         if _write_atomically(note, NOTES[name], exclusive=True):
             created.append(f"{NOTES_DIR}/{name}")
+    git = ensure_git_files(project)
     installed: list[dict[str, str]] = []
+    done: list[str] = []
     if names:
-        installed = install_adapters(project, names, kernel=kernel).files
+        change = install_adapters(project, names, kernel=kernel)
+        installed = change.files
+        done = [f"{row['name']}: {line}" for row in change.adapters for line in row.get("done", [])]
     detected = [row["name"] for row in report.rows if row["detected"] and row["installed"] != "yes"]
     detected = [name for name in detected if name not in (names or ())]
-    return InitResult(project, path, created, detected, installed, names or [])
+    return InitResult(project, path, created, detected, installed, names or [], git, done)
 
 
 def safe_file_in(project: str, relative: str) -> str:
@@ -296,6 +331,43 @@ def config_report(directory: str | None = None) -> ConfigReport:
     return ConfigReport(load_settings(directory))
 
 
+def _choices(spec: Spec, kernel: Any) -> list[str] | None:
+    """The allowed values of ``spec`` (the names its kernel registry holds), if it has choices."""
+    if spec.choices is None:
+        return None
+    if kernel is None:
+        from mem_core.kernel import Kernel
+
+        kernel = Kernel()
+    return list(getattr(kernel, spec.choices).names())
+
+
+def _not_a_choice(spec: Spec, value: Any, kernel: Any) -> str | None:
+    """Why ``value`` is not one of ``spec``'s choices (``None``: it is, or it has none)."""
+    choices = _choices(spec, kernel)
+    if choices is None or value in choices:
+        return None
+    return f"{spec.name} must be one of {', '.join(choices)} (got {value!r})"
+
+
+def setting_problems(settings: Settings, kernel: Any) -> list[str]:
+    """The effective settings that make commands fail (a ranking or store
+    no plugin registers), one line each with where it is set and the fix."""
+    problems = []
+    for spec in SPECS:
+        value = settings.get(spec.name)
+        why = _not_a_choice(spec, value, kernel)
+        if why is None:
+            continue
+        layer = settings.layer(spec.name)
+        if layer == "env":
+            fix = f"unset {spec.env}"
+        else:
+            fix = f"`mem config unset {spec.name}{' --user' if layer == 'user' else ''}`"
+        problems.append(f"{why}, from {settings.source(spec.name)}: commands that use it fail; {fix}")
+    return problems
+
+
 class ConfigSetResult:
     """The setting ``mem config set`` wrote, and where."""
 
@@ -308,36 +380,108 @@ class ConfigSetResult:
         return {"key": self.key, "value": self.value, "file": self.file}
 
 
-def set_config(key: str, value: str, *, user: bool = False, directory: str | None = None) -> ConfigSetResult:
-    """Set ``key`` to ``value`` in the project config file (``user``: the
-    user config file), keeping the rest of the file, comments included. The
-    value is checked as the file's values are; the file is replaced
-    atomically, and only if the whole new file is valid."""
-    from mem_core.project import find_project
+class ConfigUnsetResult:
+    """The setting ``mem config unset`` took out, and where; ``changed``:
+    false when it was not set there."""
 
-    parsed = parse_config_value(key, value, user=user)
-    path = user_config_path() if user else _project_file(find_project(directory))
+    def __init__(self, key: str, file: str, changed: bool) -> None:
+        self.key = key
+        self.file = file
+        self.changed = changed
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "file": self.file, "changed": self.changed}
+
+
+def _config_text(path: str) -> str:
     from mem_core.files.io import NOT_REGULAR, open_regular
 
     try:
         with os.fdopen(open_regular(path), encoding="utf-8") as fh:  # a FIFO never blocks
-            text = fh.read()
+            return fh.read()
     except FileNotFoundError:
-        text = ""
+        return ""
     except MemError as exc:
         raise MemError(f"{path}: not a file" if exc.message == NOT_REGULAR else f"{path}: {exc.message}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise MemError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-    import tomlkit  # only this command needs a TOML writer that keeps comments
+
+
+def _document(text: str, path: str) -> Any:
+    import tomlkit  # only these commands need a TOML writer that keeps comments
     from tomlkit.exceptions import ParseError
 
     try:
-        document = tomlkit.parse(text)
+        return tomlkit.parse(text)
     except ParseError as exc:
         raise MemError(f"{path}: invalid TOML: {' '.join(str(exc).split())}") from None
-    document[key] = parsed
-    new_text = tomlkit.dumps(document)
-    check_config_text(new_text, path, user=user)  # the whole file, as the next command will read it
+
+
+def _commented(key: str) -> re.Pattern[str]:
+    """The template's commented default line of ``key`` (``# key = …``)."""
+    return re.compile(rf"^# {re.escape(key)} = .*$", re.MULTILINE)
+
+
+def _config_path(user: bool, directory: str | None) -> str:
+    from mem_core.project import find_project
+
+    return user_config_path() if user else _project_file(find_project(directory))
+
+
+def _save(path: str, text: str, user: bool) -> None:
+    check_config_text(text, path, user=user)  # the whole file, as the next command will read it
     _mkdirs(os.path.dirname(path))
-    _write_atomically(path, new_text, exclusive=False)
+    _write_atomically(path, text, exclusive=False)
+
+
+def set_config(
+    key: str, value: str, *, user: bool = False, directory: str | None = None, kernel: Any = None
+) -> ConfigSetResult:
+    """Set ``key`` to ``value`` in the project config file (``user``: the
+    user config file), keeping the rest of the file, comments included: in
+    place of its commented default line (``mem init``'s template) when the
+    key is not set yet. The value is checked as the file's values are, and
+    against the setting's choices (the names ``kernel``'s registry holds);
+    the file is replaced atomically, and only if the whole new file is valid."""
+    parsed = parse_config_value(key, value, user=user)
+    why = _not_a_choice(SPEC_BY_NAME[key], parsed, kernel)
+    if why is not None:
+        raise MemError(why)
+    path = _config_path(user, directory)
+    text = _config_text(path)
+    document = _document(text, path)
+    commented = _commented(key)
+    if key not in document and commented.search(text):
+        new_text = commented.sub(lambda _match: f"{key} = {toml_value(parsed)}", text, count=1)
+    else:
+        import tomlkit
+
+        document[key] = parsed
+        new_text = tomlkit.dumps(document)
+    _save(path, new_text, user)
     return ConfigSetResult(key, parsed, path)
+
+
+def unset_config(key: str, *, user: bool = False, directory: str | None = None) -> ConfigUnsetResult:
+    """Take ``key`` out of the project config file (``user``: the user
+    config file), so the next layer's value applies; the template's
+    commented default line comes back under its help line. A key that is
+    not set changes nothing."""
+    parse_key(key, user=user)
+    path = _config_path(user, directory)
+    text = _config_text(path)
+    document = _document(text, path)
+    if key not in document:
+        return ConfigUnsetResult(key, path, changed=False)
+    import tomlkit
+
+    del document[key]
+    new_text = tomlkit.dumps(document)
+    spec = SPEC_BY_NAME[key]
+    help_line = f"# {spec.help} (${spec.env})\n"
+    at = new_text.find(help_line)
+    if at >= 0 and not _commented(key).search(new_text):
+        at += len(help_line)
+        new_text = new_text[:at] + _template_line(spec) + "\n" + new_text[at:]
+    _save(path, new_text, user)
+    return ConfigUnsetResult(key, path, changed=True)

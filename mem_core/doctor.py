@@ -345,6 +345,14 @@ def _store_row(row: Any) -> Check:
     )
 
 
+def _settings_checks(settings: Settings, kernel: Kernel) -> list[Check]:
+    """Settings that make commands fail (a ranking no plugin registers …)."""
+    from mem_core.configure import setting_problems
+
+    problems = setting_problems(settings, kernel)
+    return [Check("settings", ERROR, problem) for problem in problems] or [Check("settings", OK, "every value usable")]
+
+
 def _plugin_checks(kernel: Kernel) -> list[Check]:
     from mem_core.kernel.report import plugins_report
 
@@ -373,6 +381,16 @@ def _adapter_checks(project: str, kernel: Kernel) -> list[Check]:
         rows = report.to_json().get("adapters", [])
     checks = []
     for row in rows:
+        command = row.get("command")
+        if command and command["problem"]:
+            checks.append(
+                Check(
+                    f"adapter {row['name']}",
+                    ERROR,
+                    f"its command `{command['line']} --version` does not run ({command['problem']}): {command['fix']}",
+                )
+            )
+        checks += [Check(f"adapter {row['name']}", ERROR, problem) for problem in row.get("problems", [])]
         missing = row.get("missing") or []
         if row.get("installed") == "yes" and not missing:
             checks.append(Check(f"adapter {row['name']}", OK, "installed"))
@@ -459,6 +477,7 @@ def doctor(directory: str | None = None, *, fix: bool = False, kernel: Kernel | 
         if fix and not can_lock and os.path.isdir(memory_dir):
             checks.append(Check("repairs", WARN, "none made: the writer lock is not provably stale (see lock)"))
         checks.extend(_archive_checks(project))
+    checks.extend(_settings_checks(settings, kernel))
     checks.extend(_backend_checks(settings, kernel, fix))
     checks.extend(_plugin_checks(kernel))
     checks.extend(_adapter_checks(project, kernel))

@@ -28,21 +28,27 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mem_core.errors import MemError
 from mem_core.project import find_project
 
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
 
     from mem_core.kernel import Kernel
+
+T = TypeVar("T")
 
 __all__ = [
     "PROJECT_CONFIG",
     "USER_CONFIG_ENV",
     "SPECS",
+    "SPEC_BY_NAME",
     "Spec",
+    "Kind",
+    "parse_key",
+    "parse_config_value",
     "Settings",
     "load_settings",
     "resolve",
@@ -75,47 +81,187 @@ _SECRET_VALUE = r"(?i)://[^/@\s]*:[^/@\s]+@|(?:^|[\s;])(?:password|passwd|pwd)\s
 _SECRET_KEY = r"(?i)dsn|password|passwd|secret|token|credential"
 
 
+class Kind:
+    """How the settings of one kind are read: from a config file's TOML
+    value, from a ``MEM_*`` variable, and from ``mem config set``'s text; and
+    what they allow, for the one-line error. Subclasses override what differs."""
+
+    __slots__ = ()
+
+    #: what a value must be, as an error says it (``… must be <allowed>``)
+    allowed = "a non-empty string"
+
+    def check(self, value: Any, base: str) -> Any:
+        """A config file's value, checked (``None``: refused); relative paths
+        are relative to ``base``."""
+        return value if isinstance(value, str) and value.strip() else None
+
+    def from_env(self, raw: str) -> Any:
+        """A variable's value (never empty); ``None``: refused."""
+        return raw
+
+    def from_text(self, text: str) -> Any:
+        """``mem config set``'s text as the TOML value to write (checked by :meth:`check` after)."""
+        return text
+
+
+class _Bool(Kind):
+    __slots__ = ()
+    allowed = "true or false"
+
+    def check(self, value: Any, base: str) -> Any:
+        return value if isinstance(value, bool) else None
+
+    def from_env(self, raw: str) -> Any:
+        return raw != "0"
+
+    def from_text(self, text: str) -> Any:
+        lowered = text.strip().lower()
+        return lowered == "true" if lowered in ("true", "false") else text
+
+
+class _Debug(_Bool):
+    __slots__ = ()
+
+    def from_env(self, raw: str) -> Any:
+        return raw == "1"
+
+
+class _Int(Kind):
+    __slots__ = ()
+    allowed = "a whole number >= 0"
+
+    def check(self, value: Any, base: str) -> Any:
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+    def from_env(self, raw: str) -> Any:
+        return int(raw.strip()) if raw.strip().isdigit() and raw.strip().isascii() else None
+
+    def from_text(self, text: str) -> Any:
+        number = self.from_env(text)
+        return text if number is None else number
+
+
+class _Number(Kind):
+    __slots__ = ()
+    allowed = "a number >= 0"
+
+    def check(self, value: Any, base: str) -> Any:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+            return None
+        return float(value)
+
+    def from_env(self, raw: str) -> Any:
+        return _number(raw)
+
+    def from_text(self, text: str) -> Any:
+        number = _number(text)
+        return text if number is None else number
+
+
+class _Names(Kind):
+    """A list of names; ``paths``: an item ending in ``.py`` is a file's path."""
+
+    __slots__ = ("paths",)
+    allowed = "a list of non-empty strings"
+
+    def __init__(self, paths: bool = False) -> None:
+        self.paths = paths
+
+    def check(self, value: Any, base: str) -> Any:
+        if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+            return None
+        items = [item.strip() for item in value]
+        return tuple(_path(item, base) if self.paths and item.endswith(".py") else item for item in items)
+
+    def from_env(self, raw: str) -> Any:
+        items = [part.strip() for part in raw.split(",") if part.strip()]
+        return tuple(os.path.abspath(item) if self.paths and item.endswith(".py") else item for item in items)
+
+    def from_text(self, text: str) -> Any:
+        return [part.strip() for part in text.split(",") if part.strip()]
+
+
+class _EnvName(Kind):
+    __slots__ = ()
+    allowed = "the name of an environment variable, like MEM_POSTGRES_DSN"
+
+    def check(self, value: Any, base: str) -> Any:
+        return value if isinstance(value, str) and re.fullmatch(_ENV_NAME, value) else None
+
+    def from_env(self, raw: str) -> Any:
+        return self.check(raw, "")
+
+
+class _Path(Kind):
+    __slots__ = ()
+
+    def check(self, value: Any, base: str) -> Any:
+        return _path(value, base) if super().check(value, base) is not None else None
+
+    def from_env(self, raw: str) -> Any:
+        return os.path.abspath(os.path.expanduser(raw))
+
+
+TEXT, BOOL, DEBUG, INT, NUMBER, ENV_NAME, PATH = Kind(), _Bool(), _Debug(), _Int(), _Number(), _EnvName(), _Path()
+NAMES, PLUGINS = _Names(), _Names(paths=True)
+
+
 class Spec:
-    """One setting: its name (the config key), kind, default, environment
-    variable, whether the project config may set it, and its help line."""
+    """One setting, declared once: its name (the config key), :class:`Kind`,
+    default, environment variable, whether the project config may set it,
+    its help line, and ``choices``: the kernel registry whose names are its
+    allowed values (``rankers``, ``stores``), checked where a kernel is at
+    hand (``mem config set``, ``mem doctor``)."""
 
-    __slots__ = ("name", "kind", "default", "env", "in_project", "help")
+    __slots__ = ("name", "kind", "default", "env", "in_project", "help", "choices")
 
-    def __init__(self, name: str, kind: str, default: Any, env: str, in_project: bool, help: str) -> None:
+    def __init__(
+        self,
+        name: str,
+        kind: Kind,
+        default: Any,
+        env: str,
+        in_project: bool,
+        help: str,
+        choices: str | None = None,
+    ) -> None:
         self.name = name
         self.kind = kind
         self.default = default
         self.env = env
         self.in_project = in_project
         self.help = help
+        self.choices = choices
 
 
 SPECS: tuple[Spec, ...] = (
     Spec(
         "store",
-        "name",
+        TEXT,
         "sqlite",
         "MEM_STORE",
         True,
         "structured-memory backend (a registered store: sqlite, postgres …)",
+        choices="stores",
     ),
     Spec(
         "postgres_dsn_env",
-        "env-name",
+        ENV_NAME,
         "MEM_POSTGRES_DSN",
         "MEM_POSTGRES_DSN_ENV",
         True,
         "name of the environment variable that holds the PostgreSQL DSN (never the DSN)",
     ),
-    Spec("plugins", "plugins", (), "MEM_PLUGINS", True, "unpackaged plugins: module names or paths of .py files"),
-    Spec("disable_plugins", "names", (), "MEM_DISABLE_PLUGINS", True, "plugins blocked by name before import"),
-    Spec("strict_plugins", "bool", False, "MEM_STRICT_PLUGINS", True, "a plugin that fails to load is fatal"),
-    Spec("portfolio", "path", None, "MEM_PORTFOLIO", True, "the portfolio directory (recall --scope portfolio)"),
-    Spec("default_mind", "name", "default", "MEM_DEFAULT_MIND", True, "the mind structured memories use by default"),
-    Spec("context_budget", "int", 1500, "MEM_CONTEXT_BUDGET", True, "token budget of a context brief"),
+    Spec("plugins", PLUGINS, (), "MEM_PLUGINS", True, "unpackaged plugins: module names or paths of .py files"),
+    Spec("disable_plugins", NAMES, (), "MEM_DISABLE_PLUGINS", True, "plugins blocked by name before import"),
+    Spec("strict_plugins", BOOL, False, "MEM_STRICT_PLUGINS", True, "a plugin that fails to load is fatal"),
+    Spec("portfolio", PATH, None, "MEM_PORTFOLIO", True, "the portfolio directory (recall --scope portfolio)"),
+    Spec("default_mind", TEXT, "default", "MEM_DEFAULT_MIND", True, "the mind structured memories use by default"),
+    Spec("context_budget", INT, 1500, "MEM_CONTEXT_BUDGET", True, "token budget of a context brief"),
     Spec(
         "prompt_budget",
-        "int",
+        INT,
         600,
         "MEM_PROMPT_BUDGET",
         True,
@@ -123,42 +269,43 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "hook_relevance",
-        "number",
+        NUMBER,
         0.12,
         "MEM_HOOK_RELEVANCE",
         True,
         "recall score a result needs for the prompt-submit hook to show it",
     ),
-    Spec("hook_timeout", "number", 1.0, "MEM_HOOK_TIMEOUT", True, "seconds a hook may take before it gives up"),
-    Spec("journal_sessions", "bool", True, "MEM_JOURNAL_SESSIONS", True, "the session-end hook journals the session"),
+    Spec("hook_timeout", NUMBER, 1.0, "MEM_HOOK_TIMEOUT", True, "seconds a hook may take before it gives up"),
+    Spec("journal_sessions", BOOL, True, "MEM_JOURNAL_SESSIONS", True, "the session-end hook journals the session"),
     Spec(
         "recall_ranking",
-        "name",
+        TEXT,
         "lexical",
         "MEM_RECALL_RANKING",
         True,
         "the ranking mem recall uses without --ranking (lexical, bm25, evidence or a plugin's ranker)",
+        choices="rankers",
     ),
-    Spec("user_dir", "path", None, "MEM_USER_DIR", False, "the user-level memory store's directory"),
-    Spec("debug", "debug", False, "MEM_DEBUG", False, "print tracebacks of unexpected errors"),
+    Spec("user_dir", PATH, None, "MEM_USER_DIR", False, "the user-level memory store's directory"),
+    Spec("debug", DEBUG, False, "MEM_DEBUG", False, "print tracebacks of unexpected errors"),
     Spec(
         "recall_index",
-        "bool",
+        BOOL,
         True,
         "MEM_RECALL_INDEX",
         True,
         "recall reads the journal and notes through the on-disk index in the user cache (same answers, faster)",
     ),
-    Spec("cache_dir", "path", None, "MEM_CACHE_DIR", False, "mem's cache directory (default: the user cache dir)"),
+    Spec("cache_dir", PATH, None, "MEM_CACHE_DIR", False, "mem's cache directory (default: the user cache dir)"),
 )
-_BY_NAME = {spec.name: spec for spec in SPECS}
+SPEC_BY_NAME = {spec.name: spec for spec in SPECS}
 _PROJECT_KEYS = tuple(spec.name for spec in SPECS if spec.in_project)
 _USER_KEYS = tuple(spec.name for spec in SPECS)
 
 
 def default_value(name: str) -> Any:
     """The default of the setting ``name``."""
-    return _BY_NAME[name].default
+    return SPEC_BY_NAME[name].default
 
 
 def looks_like_secret(value: str) -> bool:
@@ -241,7 +388,6 @@ def _shown(value: Any) -> str:
 def _from_file(spec: Spec, value: Any, base: str, where: str) -> Any:
     """A config file's value for ``spec``, checked; relative paths are
     relative to ``base`` (the project, or the user config's directory)."""
-    problem = f"{where}: {spec.name} must be "
     strings = value if isinstance(value, list) else [value]
     for item in strings:
         if isinstance(item, str) and looks_like_secret(item):
@@ -249,37 +395,10 @@ def _from_file(spec: Spec, value: Any, base: str, where: str) -> Any:
                 f"{where}: {spec.name} looks like a secret (a connection string with a password); config files "
                 "hold no secrets: keep it in an environment variable and name that variable in postgres_dsn_env"
             )
-    kind = spec.kind
-    if kind in ("bool", "debug"):
-        if not isinstance(value, bool):
-            raise MemError(problem + f"true or false (got {_shown(value)})")
-        return value
-    if kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise MemError(problem + f"a whole number >= 0 (got {_shown(value)})")
-        return value
-    if kind == "number":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
-            raise MemError(problem + f"a number >= 0 (got {_shown(value)})")
-        return float(value)
-    if kind in ("plugins", "names"):
-        if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
-            raise MemError(problem + f"a list of non-empty strings (got {_shown(value)})")
-        items = [item.strip() for item in value]
-        if kind == "plugins":
-            items = [_path(item, base) if item.endswith(".py") else item for item in items]
-        return tuple(items)
-    if not isinstance(value, str) or not value.strip():
-        raise MemError(problem + f"a non-empty string (got {_shown(value)})")
-    if kind == "env-name":
-        if not re.fullmatch(_ENV_NAME, value):
-            raise MemError(
-                problem + f"the name of an environment variable, like MEM_POSTGRES_DSN (got {_shown(value)})"
-            )
-        return value
-    if kind == "path":
-        return _path(value, base)
-    return value
+    checked = spec.kind.check(value, base)
+    if checked is None:
+        raise MemError(f"{where}: {spec.name} must be {spec.kind.allowed} (got {_shown(value)})")
+    return checked
 
 
 def _path(value: str, base: str) -> str:
@@ -288,32 +407,10 @@ def _path(value: str, base: str) -> str:
 
 def _from_env(spec: Spec, raw: str) -> Any:
     """An environment variable's value for ``spec`` (never empty)."""
-    kind = spec.kind
-    if kind == "bool":
-        return raw != "0"
-    if kind == "debug":
-        return raw == "1"
-    if kind == "int":
-        if not raw.strip().isdigit() or not raw.strip().isascii():
-            raise MemError(f"{spec.env} must be a whole number >= 0 (got {_shown(raw)})")
-        return int(raw.strip())
-    if kind == "number":
-        number = _number(raw)
-        if number is None:
-            raise MemError(f"{spec.env} must be a number >= 0 (got {_shown(raw)})")
-        return number
-    if kind in ("plugins", "names"):
-        items = [part.strip() for part in raw.split(",") if part.strip()]
-        if kind == "plugins":
-            items = [os.path.abspath(item) if item.endswith(".py") else item for item in items]
-        return tuple(items)
-    if kind == "env-name" and not re.fullmatch(_ENV_NAME, raw):
-        raise MemError(
-            f"{spec.env} must be the name of an environment variable, like MEM_POSTGRES_DSN (got {_shown(raw)})"
-        )
-    if kind == "path":
-        return os.path.abspath(os.path.expanduser(raw))
-    return raw
+    value = spec.kind.from_env(raw)
+    if value is None:
+        raise MemError(f"{spec.env} must be {spec.kind.allowed} (got {_shown(raw)})")
+    return value
 
 
 def _number(text: str) -> float | None:
@@ -343,9 +440,9 @@ def _document_layer(document: dict[str, Any], path: str, keys: tuple[str, ...], 
                     f"{path}: {key}: config files hold no secrets; keep it in an environment variable "
                     "(for the PostgreSQL DSN: name the variable in postgres_dsn_env)"
                 )
-            why = " (a user setting: set it in the user config file)" if key in _BY_NAME else ""
+            why = " (a user setting: set it in the user config file)" if key in SPEC_BY_NAME else ""
             raise MemError(f"{path}: unknown key '{key}'{why}; known keys: {', '.join(keys)}")
-        values[key] = _from_file(_BY_NAME[key], value, base, path)
+        values[key] = _from_file(SPEC_BY_NAME[key], value, base, path)
     return values
 
 
@@ -359,6 +456,23 @@ def _env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
 
 
 # -- the settings -----------------------------------------------------------
+
+
+class _Value(Generic[T]):
+    """A setting read as an attribute of :class:`Settings` (``settings.store``):
+    its value, through ``convert`` when given; the name is the attribute's."""
+
+    __slots__ = ("name", "convert")
+
+    def __init__(self, convert: Callable[[Any], T] | None = None) -> None:
+        self.convert = convert
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, settings: Settings, owner: type | None = None) -> T:
+        value = settings._values[self.name]
+        return value if self.convert is None else self.convert(value)  # type: ignore[no-any-return]
 
 
 class Settings:
@@ -430,83 +544,36 @@ class Settings:
         if layer == USER:
             return self.user_config
         if layer == ENV:
-            return _BY_NAME[name].env
+            return SPEC_BY_NAME[name].env
         return DEFAULT
 
     def where(self, name: str) -> str:
         """How a message names the place that sets ``name`` (``set X in …``)."""
         layer = self._layers[name]
         if layer in (ENV, DEFAULT):
-            return _BY_NAME[name].env
+            return SPEC_BY_NAME[name].env
         return f"{name} in {self.source(name)}"
 
     def items(self) -> list[tuple[str, Any, str, str]]:
         """``(name, value, layer, source)`` of every setting, in :data:`SPECS` order."""
         return [(spec.name, self._values[spec.name], self._layers[spec.name], self.source(spec.name)) for spec in SPECS]
 
-    @property
-    def store(self) -> str:
-        return self._values["store"]  # type: ignore[no-any-return]
-
-    @property
-    def postgres_dsn_env(self) -> str:
-        return self._values["postgres_dsn_env"]  # type: ignore[no-any-return]
-
-    @property
-    def plugins(self) -> tuple[str, ...]:
-        return self._values["plugins"]  # type: ignore[no-any-return]
-
-    @property
-    def disable_plugins(self) -> frozenset[str]:
-        return frozenset(self._values["disable_plugins"])
-
-    @property
-    def strict_plugins(self) -> bool:
-        return self._values["strict_plugins"]  # type: ignore[no-any-return]
-
-    @property
-    def portfolio(self) -> str | None:
-        return self._values["portfolio"]  # type: ignore[no-any-return]
-
-    @property
-    def default_mind(self) -> str:
-        return self._values["default_mind"]  # type: ignore[no-any-return]
-
-    @property
-    def context_budget(self) -> int:
-        return self._values["context_budget"]  # type: ignore[no-any-return]
-
-    @property
-    def prompt_budget(self) -> int:
-        return self._values["prompt_budget"]  # type: ignore[no-any-return]
-
-    @property
-    def hook_relevance(self) -> float:
-        return self._values["hook_relevance"]  # type: ignore[no-any-return]
-
-    @property
-    def hook_timeout(self) -> float:
-        return self._values["hook_timeout"]  # type: ignore[no-any-return]
-
-    @property
-    def journal_sessions(self) -> bool:
-        return self._values["journal_sessions"]  # type: ignore[no-any-return]
-
-    @property
-    def user_dir(self) -> str | None:
-        return self._values["user_dir"]  # type: ignore[no-any-return]
-
-    @property
-    def debug(self) -> bool:
-        return self._values["debug"]  # type: ignore[no-any-return]
-
-    @property
-    def recall_index(self) -> bool:
-        return self._values["recall_index"]  # type: ignore[no-any-return]
-
-    @property
-    def cache_dir(self) -> str | None:
-        return self._values["cache_dir"]  # type: ignore[no-any-return]
+    store: _Value[str] = _Value()
+    postgres_dsn_env: _Value[str] = _Value()
+    plugins: _Value[tuple[str, ...]] = _Value()
+    disable_plugins: _Value[frozenset[str]] = _Value(frozenset)
+    strict_plugins: _Value[bool] = _Value()
+    portfolio: _Value[str | None] = _Value()
+    default_mind: _Value[str] = _Value()
+    context_budget: _Value[int] = _Value()
+    prompt_budget: _Value[int] = _Value()
+    hook_relevance: _Value[float] = _Value()
+    hook_timeout: _Value[float] = _Value()
+    journal_sessions: _Value[bool] = _Value()
+    user_dir: _Value[str | None] = _Value()
+    debug: _Value[bool] = _Value()
+    recall_index: _Value[bool] = _Value()
+    cache_dir: _Value[str | None] = _Value()
 
     def postgres_dsn(self) -> str:
         """The PostgreSQL DSN: the value of the variable ``postgres_dsn_env``
@@ -588,33 +655,23 @@ def resolve(directory: str | None, kernel: Kernel | None) -> tuple[Kernel, Setti
     return kernel, settings
 
 
-def parse_config_value(name: str, text: str, *, user: bool) -> Any:
-    """The TOML value of ``mem config set NAME TEXT``: checked as a config
-    file's value would be (a list is comma-separated)."""
+def parse_key(name: str, *, user: bool) -> Spec:
+    """The setting ``mem config set|unset NAME`` names, in the project's
+    config file or (``user``) the user's."""
     keys = _USER_KEYS if user else _PROJECT_KEYS
     if name not in keys:
         if re.search(_SECRET_KEY, name):
             raise MemError(f"{name}: config files hold no secrets; keep it in an environment variable")
-        why = " (a user setting: use --user)" if name in _BY_NAME else ""
+        why = " (a user setting: use --user)" if name in SPEC_BY_NAME else ""
         raise MemError(f"unknown key '{name}'{why}; known keys: {', '.join(keys)}")
-    spec = _BY_NAME[name]
-    value: Any = text
-    if spec.kind in ("bool", "debug"):
-        lowered = text.strip().lower()
-        if lowered not in ("true", "false"):
-            raise MemError(f"{name} must be true or false (got {_shown(text)})")
-        value = lowered == "true"
-    elif spec.kind == "int":
-        if not text.strip().isdigit() or not text.strip().isascii():
-            raise MemError(f"{name} must be a whole number >= 0 (got {_shown(text)})")
-        value = int(text.strip())
-    elif spec.kind == "number":
-        number = _number(text)
-        if number is None:
-            raise MemError(f"{name} must be a number >= 0 (got {_shown(text)})")
-        value = number
-    elif spec.kind in ("plugins", "names"):
-        value = [part.strip() for part in text.split(",") if part.strip()]
+    return SPEC_BY_NAME[name]
+
+
+def parse_config_value(name: str, text: str, *, user: bool) -> Any:
+    """The TOML value of ``mem config set NAME TEXT``: checked as a config
+    file's value would be (a list is comma-separated)."""
+    spec = parse_key(name, user=user)
+    value = spec.kind.from_text(text)
     try:
         _from_file(spec, value, ".", "")
     except MemError as exc:

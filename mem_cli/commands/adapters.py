@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -40,13 +40,24 @@ def install(
             help="Also approve what the assistant would ask about (Claude Code: the project's mem MCP server).",
         ),
     ] = False,
+    command: Annotated[
+        Optional[str],
+        typer.Option(
+            "--command",
+            help="The command the assistant runs to start mem (default: mem when the mem on PATH is this one, "
+            "else this mem's absolute path).",
+            metavar="COMMAND",
+        ),
+    ] = None,
     directory: Directory = None,
     json: Json = False,
 ) -> None:
     """Write the instruction block, the hooks and the MCP entry of each NAME (twice changes nothing)."""
     from mem_core.adapters.api import install_adapters
 
-    result = install_adapters(directory, names, scope=scope, dry_run=dry_run, approve=approve, kernel=ctx.obj)
+    result = install_adapters(
+        directory, names, scope=scope, dry_run=dry_run, approve=approve, command=command, kernel=ctx.obj
+    )
     output.show(result, json, render.adapters_change)
 
 

@@ -47,24 +47,43 @@ def config(ctx: typer.Context, directory: Directory = None, json: Json = False) 
     output.out("\n".join(lines))
 
 
+Key = Annotated[str, typer.Argument(help="The setting (see `mem config`).", metavar="KEY", show_default=False)]
+User = Annotated[bool, typer.Option("--user", help="Write the user config file instead of the project's.")]
+
+
 @config_app.command("set")
 def set_(
-    key: Annotated[str, typer.Argument(help="The setting (see `mem config`).", metavar="KEY", show_default=False)],
+    ctx: typer.Context,
+    key: Key,
     value: Annotated[
         str, typer.Argument(help="Its value (a list: comma-separated).", metavar="VALUE", show_default=False)
     ],
-    user: Annotated[bool, typer.Option("--user", help="Write the user config file instead of the project's.")] = False,
+    user: User = False,
     directory: Directory = None,
     json: Json = False,
 ) -> None:
     """Set KEY to VALUE in the project's .bmad/memory/mem.toml (--user: the user config file), keeping the rest."""
     from mem_core.configure import set_config
 
-    result = set_config(key, value, user=user, directory=directory)
+    result = set_config(key, value, user=user, directory=directory, kernel=ctx.obj)
     if json:
         output.out_json(result)
     else:
         output.out(f"mem config: set {result.key} = {_shown(result.value)} in {result.file}")
+
+
+@config_app.command("unset")
+def unset(key: Key, user: User = False, directory: Directory = None, json: Json = False) -> None:
+    """Take KEY out of the project's .bmad/memory/mem.toml (--user: the user config file): the default applies again."""
+    from mem_core.configure import unset_config
+
+    result = unset_config(key, user=user, directory=directory)
+    if json:
+        output.out_json(result)
+    elif result.changed:
+        output.out(f"mem config: unset {result.key} in {result.file}")
+    else:
+        output.out(f"mem config: {result.key} is not set in {result.file}; nothing changed")
 
 
 def register(app: typer.Typer) -> None:

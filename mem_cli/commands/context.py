@@ -29,7 +29,7 @@ def context(
     json: Json = False,
 ) -> None:
     """The context summary of a mind: plain text for an LLM, critical first, expired left out."""
-    from mem_core.memories.api import context_summary
+    from mem_core.memories.service import context_summary
 
     result = context_summary(mind=mind, user=user, limit=limit, budget=budget, directory=directory, kernel=ctx.obj)
     output.show(result, json, render.context)

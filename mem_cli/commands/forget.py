@@ -20,7 +20,7 @@ def forget(
     """Delete a structured memory (its history keeps a tombstone); one a human
     confirmed is deleted only with you at the terminal (your human key's passphrase, or a yes
     where no human key is trusted)."""
-    from mem_core.memories.api import forget as run
+    from mem_core.memories.service import forget as run
 
     result = run(ref, mind=mind, user=user, human=human, directory=directory, kernel=ctx.obj)
     output.show(result, json, render.forget)

@@ -69,5 +69,21 @@ def revoke(
     output.show(result, json, render.human_revoke)
 
 
+@human_app.command("login")
+def login(
+    url: Annotated[str, typer.Argument(help="The team server (mem serve).", metavar="URL", show_default=False)],
+    human: Annotated[Optional[str], typer.Option(help="Which human key on this machine.", metavar="NAME")] = None,
+    json: Json = False,
+) -> None:
+    """Log in to a team server: sign its one-time challenge with your human key (asks the passphrase on
+    the terminal) and keep the session in your user config directory."""
+    from mem_server.client import login as log_in
+
+    result = log_in(url, human=human)
+    output.show(
+        result, json, lambda r: f"mem human login: {r['human']} ({r['fingerprint']}) is logged in to {r['url']}"
+    )
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(human_app)

@@ -36,9 +36,16 @@ def init(ctx: typer.Context, adapters: Adapters = None, directory: Directory = N
         output.out(f"mem init: created {_listed(result.created)} in {result.project}")
     else:
         output.out(f"mem init: {result.project} has its memory files already; nothing changed")
+    if result.git:
+        output.out(
+            f"mem init: {' and '.join(row['path'] for row in result.git)} now say what of .bmad/memory "
+            "stays out of git and how its journals merge (docs/git.md)"
+        )
     if result.adapters:
         changed = ", ".join(row["path"] for row in result.installed) or "nothing: installed already"
         output.out(f"mem init: adapters {', '.join(result.adapters)} installed (changed {changed})")
+        for line in result.done:
+            output.out(f"mem init: {line}")
     if result.detected:
         output.out(
             f"mem init: assistants detected: {', '.join(result.detected)}; wire them in with "

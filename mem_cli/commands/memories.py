@@ -62,7 +62,7 @@ def memories(
     Subcommands: history, restore, export, import, migrate."""
     if ctx.invoked_subcommand is not None:
         return
-    from mem_core.memories.api import list_memories
+    from mem_core.memories.service import list_memories
 
     result = list_memories(
         category=category,
@@ -93,7 +93,7 @@ def history(
 ) -> None:
     """Every version of a memory, oldest first: created, updated, verified,
     restored, and the tombstone of a forgotten one (name that by its id)."""
-    from mem_core.memories.api import memory_history
+    from mem_core.memories.service import memory_history
 
     result = memory_history(ref, mind=mind, user=user, directory=directory, kernel=ctx.obj)
     output.show(result, json, render.history)
@@ -115,7 +115,7 @@ def restore(
     """Bring back a version of a memory (its content, tags, priority,
     confidence, expiry), stored by an agent: unverified. A forgotten memory
     comes back by its id. A memory a human stated only a human can change."""
-    from mem_core.memories.lifecycle import restore as run
+    from mem_core.memories.service import restore as run
 
     result = run(ref, version, mind=mind, user=user, directory=directory, kernel=ctx.obj)
     output.show(result, json, render.restore)

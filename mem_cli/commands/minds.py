@@ -10,7 +10,7 @@ from mem_cli.options import Directory, Json, User
 
 def minds(ctx: typer.Context, user: User = False, directory: Directory = None, json: Json = False) -> None:
     """List the minds (memory namespaces) that hold memories, with how many each holds."""
-    from mem_core.memories.lifecycle import list_minds
+    from mem_core.memories.service import list_minds
 
     result = list_minds(user=user, directory=directory, kernel=ctx.obj)
     output.show(result, json, render.minds)

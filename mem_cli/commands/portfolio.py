@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from mem_cli import output
+from mem_cli import output, render
 from mem_cli.options import Directory, Json
 
 portfolio_app = typer.Typer(
@@ -197,19 +197,7 @@ def proposals(directory: Directory = None, json: Json = False) -> None:
     result = brain_proposals(directory)
     for item in result["skipped"]:
         output.err(output.one_line(f"mem portfolio proposals: skipped {item['project']}: {item['reason']}"))
-    output.show(result, json, _proposals_text)
-
-
-def _proposals_text(value: dict[str, Any]) -> str:
-    found = value["proposals"]
-    if not found:
-        return "mem portfolio proposals: none (no lesson has current receipts in two or more projects)"
-    lines = [f"mem portfolio proposals: {len(found)} lesson(s) for the brain (nothing is moved)"]
-    for number, item in enumerate(found, 1):
-        lines.append(output.one_line(f"  {number}. lessons.md § {item['heading']}"))
-        for backing in item["projects"]:
-            lines.append(output.one_line(f"     {backing['project']}: receipts {', '.join(backing['receiptIds'])}"))
-    return "\n".join(lines)
+    output.show(result, json, render.portfolio_proposals)
 
 
 def register(app: typer.Typer) -> None:

@@ -37,3 +37,5 @@ def run(values: Mapping[str, Any], kernel: Kernel | None = None) -> None:
     output.out(render.recall(result))
     for line in render.recall_hints(result):  # after the reference's "no matches" line, on stderr
         output.err(line)
+    for note in result.notes:
+        output.err(f"mem recall: note: {output.one_line(note)}")

@@ -86,8 +86,8 @@ def remember(
 ) -> None:
     """Store a structured memory, or update the one with the same category and
     key (what an update does not mention keeps its value)."""
-    from mem_core.memories.api import remember as run
-    from mem_core.memories.lifecycle import content_of
+    from mem_core.memories.service import remember as run
+    from mem_core.memories.validate import content_of
 
     result = run(
         category,

@@ -19,7 +19,7 @@ def verify(
 ) -> None:
     """Sign a memory as true with your human key: asks its passphrase on the terminal (where no
     human key is trusted, asks you to confirm there; that reads as verified (terminal))."""
-    from mem_core.memories.api import verify as run
+    from mem_core.memories.service import verify as run
 
     result = run(ref, mind=mind, user=user, human=human, directory=directory, kernel=ctx.obj)
     output.show(result, json, render.verify)

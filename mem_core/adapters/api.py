@@ -45,7 +45,9 @@ def _kernel(kernel: Kernel | None) -> Kernel:
     return Kernel()
 
 
-def _target(project: str | None, scope: str, home: str | None, approve: bool = False) -> Target:
+def _target(
+    project: str | None, scope: str, home: str | None, approve: bool = False, command: str | None = None
+) -> Target:
     if scope not in SCOPES:
         raise MemError(f"unknown scope '{scope}' (expected project | user)")
     from mem_core.project import find_project
@@ -56,6 +58,10 @@ def _target(project: str | None, scope: str, home: str | None, approve: bool = F
     home = home if home is not None else os.path.expanduser("~")
     if scope == "user" and (not os.path.isabs(home) or not os.path.isdir(home)):
         raise MemError(f"home directory not found: {home}")
+    if command is not None:
+        from mem_core.adapters.command import parse_command
+
+        return Target(where, home, scope, approve=approve, command=parse_command(command))
     return Target(where, home, scope, approve=approve)
 
 
@@ -108,9 +114,33 @@ class _Files:
         label = self.labels[path]
         self.after[path] = edit.apply(text, label) if action == "install" else edit.revert(text, label)
 
+    def replace(self, relative: str, text: str) -> None:
+        """Set the new text of one file (not an adapter's edit: the git files)."""
+        self.get(relative)
+        self.after[self._real(relative)] = text
+
     def present(self, edit: Edit) -> bool:
         path = self._real(edit.path)
         return edit.present(self.get(edit.path), self.labels[path])
+
+    def installed(self, edit: Edit) -> Any:
+        path = self._real(edit.path)
+        return edit.installed(self.get(edit.path), self.labels[path])
+
+    def edits(self, adapter: Adapter, target: Target) -> tuple[list[Edit], list[str] | None]:
+        """``adapter``'s edits as installed here: with the command its files
+        hold (so another command than the default still counts as installed),
+        and that command (``None``: none installed)."""
+        from mem_core.adapters.command import installed_command
+
+        edits = adapter.edits(target)
+        try:
+            command = installed_command(edits, self.installed)
+        except MemError:
+            return edits, None
+        if command is not None and command != target.mem_argv():
+            edits = adapter.edits(target.with_command(command))
+        return edits, command
 
     def changes(self) -> list[tuple[str, str, str | None, str | None]]:
         """``(path, label, before, after)`` of each changed file, in the order first touched."""
@@ -290,22 +320,36 @@ def install_adapters(
     home: str | None = None,
     dry_run: bool = False,
     approve: bool = False,
+    command: str | None = None,
     kernel: Kernel | None = None,
 ) -> AdapterChange:
     """Wire ``mem`` into the named assistants: their instruction blocks,
     hooks and MCP entries, in the project (``scope="project"``) or in the
     user's files under ``home`` (``scope="user"``; default: the home
-    directory). ``approve`` also writes what the assistant would otherwise
+    directory). ``command`` runs ``mem`` (a command line; default:
+    :meth:`Target.mem_argv`). ``approve`` also writes what the assistant would otherwise
     ask about (Claude Code's approval of the project's ``mem`` server).
+    In the project, ``.gitignore`` and ``.gitattributes`` get the lines they
+    lack (:mod:`mem_core.files.gitfiles`; ``remove`` leaves them).
     Installing again changes nothing."""
-    target = _target(project, scope, home, approve)
+    target = _target(project, scope, home, approve, command)
     adapters = _adapters(_kernel(kernel), names)
     _check_scope(adapters, target)
     files = _Files(target)
     for adapter in adapters:
         for edit in adapter.edits(target):
             files.run(edit, "install")
-    return _change("install", target, files, adapters, dry_run)
+    if not target.user:
+        from mem_core.files.gitfiles import GIT_FILES, git_file_texts
+
+        for name, text in git_file_texts({name: files.get(name) for name in GIT_FILES}).items():
+            files.replace(name, text)
+    change = _change("install", target, files, adapters, dry_run)
+    if not dry_run:
+        for adapter, row in zip(adapters, change.adapters, strict=True):
+            row["done"] = adapter.after_install(target)
+            row["notes"] = adapter.notes(target)  # after what it did
+    return change
 
 
 def remove_adapters(
@@ -326,32 +370,36 @@ def remove_adapters(
     _check_scope(adapters, target)
     removing = {adapter.name for adapter in adapters}
     files = _Files(target)
-    mine = {edit.key for adapter in adapters for edit in adapter.edits(target)}
+    mine = {edit.key for adapter in adapters for edit in files.edits(adapter, target)[0]}
     kept: set[Any] = set()
     for other in _adapters(kernel, None):
         if other.name in removing or target.scope not in other.scopes:
             continue
-        edits = other.edits(target)
+        edits = files.edits(other, target)[0]
         if any(files.present(edit) for edit in edits if edit.key not in mine):
             kept.update(edit.key for edit in edits)
     for adapter in adapters:
-        for edit in adapter.edits(target):
+        for edit in files.edits(adapter, target)[0]:
             if edit.key not in kept:
                 files.run(edit, "remove")
     return _change("remove", target, files, adapters, dry_run)
 
 
 def _rows(target: Target, adapters: list[Adapter], only_installed: bool) -> list[dict[str, Any]]:
+    from mem_core.adapters.command import check_command, command_fix, command_line
+
     files = _Files(target)
     rows = []
     usable = [adapter for adapter in adapters if target.scope in adapter.scopes]
+    installed = {adapter.name: files.edits(adapter, target) for adapter in usable}
     counts: dict[Any, int] = {}
     for adapter in usable:
-        for key in {edit.key for edit in adapter.edits(target)}:
+        for key in {edit.key for edit in installed[adapter.name][0]}:
             counts[key] = counts.get(key, 0) + 1
     shared = {key for key, count in counts.items() if count > 1}
+    checked: dict[str, str | None] = {}
     for adapter in usable:
-        edits = adapter.edits(target)
+        edits, command = installed[adapter.name]
         state = _state(files, edits, shared)
         if only_installed and state == "no":
             continue
@@ -369,6 +417,14 @@ def _rows(target: Target, adapters: list[Adapter], only_installed: bool) -> list
                 else list(dict.fromkeys(target.label(e.path) for e in edits if not files.present(e)))
             )
             row["notes"] = adapter.notes(target)
+            if command is not None:
+                line = command_line(command)
+                if line not in checked:
+                    checked[line] = check_command(command)
+                row["command"] = {"line": line, "problem": checked[line], "fix": command_fix(adapter.name)}
+            else:
+                row["command"] = None
+            row["problems"] = adapter.problems(target)
         rows.append(row)
     return rows
 

@@ -66,6 +66,12 @@ class Edit(ABC):
     def present(self, text: str | None, label: str) -> bool:
         """Whether the file holds this edit as :meth:`apply` writes it."""
 
+    def installed(self, text: str | None, label: str) -> Any:
+        """The value the file holds where this edit writes one (an entry
+        ``mem`` owns, as a JSON value), ``None`` if none or for an edit that
+        writes no value."""
+        return None
+
 
 # -- Markdown ---------------------------------------------------------------------------
 
@@ -185,11 +191,13 @@ class JsonMember(_Json):
         return self._prune(jsontext.remove_entry(text, parent, found[0]), label)
 
     def present(self, text: str | None, label: str) -> bool:
+        return self.installed(text, label) == self.value
+
+    def installed(self, text: str | None, label: str) -> Any:
         if text is None:
-            return False
-        root = jsontext.parse(text, label)
-        node = jsontext.find(root, self.keys)
-        return node is not None and node.value(text) == self.value
+            return None
+        node = jsontext.find(jsontext.parse(text, label), self.keys)
+        return None if node is None else node.value(text)
 
 
 class JsonItem(_Json):
@@ -403,7 +411,10 @@ class TomlTable(Edit):
         return result
 
     def present(self, text: str | None, label: str) -> bool:
-        return text is not None and self._get(_toml(text, label)) == self.value
+        return text is not None and self.installed(text, label) == self.value
+
+    def installed(self, text: str | None, label: str) -> Any:
+        return None if text is None else self._get(_toml(text, label))
 
 
 def _merge_expected(data: dict[str, Any], keys: tuple[str, ...], value: Any) -> dict[str, Any]:

@@ -22,7 +22,7 @@ _MCP = """\
 ## Project memory (mem)
 
 This project keeps its memory with `mem`; its tools come from the `mem` MCP server.
-- At the start of a session, read the brief (the session brief in your context, else the `context` tool).
+- At the start of a session, read the brief (the session brief in your context, else the `brief` tool).
 - Before you change an area, call `recall` with words about it (feature, file, error) and follow the decisions and lessons it returns.
 - When a task ends, call `write` once: what you attempted and its outcome (success, failure, partial, abandoned).
 - Keep a durable fact or decision with `remember`; `reinforce` a pattern that worked.
@@ -46,9 +46,13 @@ def instructions(name: str, *, mcp: bool = True) -> str:
     return _MCP if mcp else _CLI.format(name=name)
 
 
-def hook_command(event: str, assistant: str) -> str:
-    """The command line an assistant's hook runs (``mem hook session-start --assistant claude-code``)."""
-    return f"mem hook {event} --assistant {assistant}"
+def hook_command(event: str, assistant: str, mem: list[str] | tuple[str, ...] = ("mem",)) -> str:
+    """The command line an assistant's hook runs (``mem hook session-start
+    --assistant claude-code``); ``mem``: the command that runs ``mem``
+    (:meth:`~mem_core.adapters.interfaces.Target.mem_argv`)."""
+    import shlex
+
+    return f"{shlex.join(mem)} hook {event} --assistant {assistant}"
 
 
 def is_hook_command(value: Any, assistant: str) -> bool:

@@ -22,13 +22,26 @@ class Target:
     user asked to approve what the assistant would otherwise ask about
     (``install --approve``)."""
 
-    __slots__ = ("_project", "_home", "_scope", "_approve")
+    __slots__ = ("_project", "_home", "_scope", "_approve", "_command")
 
-    def __init__(self, project: str, home: str, scope: str = "project", *, approve: bool = False) -> None:
+    def __init__(
+        self,
+        project: str,
+        home: str,
+        scope: str = "project",
+        *,
+        approve: bool = False,
+        command: list[str] | tuple[str, ...] | None = None,
+    ) -> None:
         self._project = os.path.abspath(project)
         self._home = os.path.abspath(home)
         self._scope = scope
         self._approve = approve
+        self._command = tuple(command) if command else None
+
+    def with_command(self, command: list[str] | tuple[str, ...]) -> Target:
+        """This target, writing ``command`` to run ``mem``."""
+        return Target(self._project, self._home, self._scope, approve=self._approve, command=command)
 
     @property
     def project(self) -> str:
@@ -65,16 +78,36 @@ class Target:
         return os.path.join(self.root, *relative.split("/"))
 
     def mem_argv(self) -> list[str]:
-        """``mem`` as an absolute command line, for an assistant that takes
-        absolute paths only (Antigravity): the ``mem`` on ``PATH``, else this
-        Python running ``mem_cli``."""
-        import shutil
-        import sys
+        """The command that runs ``mem``, as the adapters write it: the one
+        chosen (``install --command``), else ``mem`` when ``mem`` on ``PATH``
+        is the running installation, else the running ``mem``'s absolute
+        path (:func:`mem_core.adapters.command.running_mem`)."""
+        if self._command:
+            return list(self._command)
+        from mem_core.adapters.command import running_mem
 
-        found = shutil.which("mem")
-        if found:
-            return [os.path.abspath(found)]
-        return [os.path.abspath(sys.executable), "-m", "mem_cli"]
+        return running_mem()
+
+    def mcp_server(self) -> tuple[str, list[str]]:
+        """The MCP server's ``command`` and ``args`` (``mem`` ``["mcp"]``)."""
+        from mem_core.adapters.instructions import MCP_ARGS
+
+        argv = self.mem_argv()
+        return argv[0], [*argv[1:], *MCP_ARGS]
+
+    def absolute_mem_argv(self) -> list[str]:
+        """:meth:`mem_argv` with an absolute program, for an assistant that
+        takes absolute paths only (Antigravity): a program not found on
+        ``PATH`` gives way to the running ``mem``."""
+        import shutil
+
+        from mem_core.adapters.command import running_mem
+
+        argv = self.mem_argv()
+        if os.path.isabs(argv[0]):
+            return argv
+        found = shutil.which(argv[0])
+        return [os.path.abspath(found), *argv[1:]] if found else running_mem()
 
 
 class Adapter(ABC):
@@ -142,4 +175,16 @@ class Adapter(ABC):
 
     def notes(self, target: Target) -> list[str]:
         """What the user must do themselves after an install (one line each)."""
+        return []
+
+    def after_install(self, target: Target) -> list[str]:
+        """What the adapter does once its files are written (not on a dry
+        run): one line each of what it did. Aider writes the brief its
+        ``.aider.conf.yml`` reads."""
+        return []
+
+    def problems(self, target: Target) -> list[str]:
+        """What keeps the installed adapter from working, beyond its own files
+        (a file the assistant reads that is missing): one line each, with
+        the fix. ``mem adapters status`` and ``mem doctor`` report them."""
         return []

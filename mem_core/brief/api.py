@@ -308,6 +308,25 @@ def write_brief(
     return result
 
 
+def brief_state(directory: str | None = None, *, kernel: Kernel | None = None) -> str | None:
+    """``"missing"`` when the project has no brief file, ``"stale"`` when
+    ``mem brief --write`` would now write another text (with the budget
+    the file names), else ``None`` (current, or not one ``mem`` wrote)."""
+    from mem_core.settings import resolve
+
+    kernel, settings = resolve(directory, kernel)
+    current = read_text(settings.project, BRIEF_FILE, missing=True)
+    if current is None:
+        return "missing"
+    budget = written_budget(current)
+    if budget is None:
+        return None
+    now = brief(
+        directory=settings.project, budget=budget, kernel=kernel, head=(WRITTEN_MARK.format(budget=budget), HEAD)
+    )
+    return None if now.text + "\n" == current else "stale"
+
+
 def written_budget(text: str) -> int | None:
     """The budget named on the first line of a written brief, if any."""
     match = _WRITTEN.match(text)

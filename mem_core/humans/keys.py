@@ -28,6 +28,9 @@ import base64
 import hashlib
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -50,6 +53,7 @@ __all__ = [
     "project_keys",
     "user_keys",
     "trusted_keys",
+    "serving_trust",
     "local_key_names",
     "write_public_key",
     "check_passphrase",
@@ -208,9 +212,29 @@ def user_keys() -> list[PublicKey]:
     return _read_keys(user_trust_dir(), "user")
 
 
+#: the trust list of a team server (``mem serve``) while it answers a request
+_SERVING: ContextVar[dict[str, PublicKey] | None] = ContextVar("mem_serving_trust", default=None)
+
+
+@contextmanager
+def serving_trust(keys: dict[str, PublicKey]) -> Iterator[None]:
+    """While the block runs (in this thread or task), :func:`trusted_keys`
+    answers ``keys`` and nothing else: a team server judges signatures by
+    the humans its own database registers, never by files on the host or a
+    user's trust list."""
+    token = _SERVING.set(dict(keys))
+    try:
+        yield
+    finally:
+        _SERVING.reset(token)
+
+
 def trusted_keys(project: str | None) -> dict[str, PublicKey]:
     """Every key trusted in ``project`` (the project's list, then the user's),
-    by fingerprint."""
+    by fingerprint; inside :func:`serving_trust`, the server's list."""
+    serving = _SERVING.get()
+    if serving is not None:
+        return dict(serving)
     keys: dict[str, PublicKey] = {}
     for key in (project_keys(project) if project else []) + user_keys():
         keys.setdefault(key.fingerprint, key)

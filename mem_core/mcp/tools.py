@@ -18,13 +18,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from mem_core.memories.kinds import CATEGORIES, PRIORITIES, SOURCES, VERIFICATIONS
+
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
 
-__all__ = ["Tool", "ToolContext", "TOOLS", "tool_names"]
+__all__ = ["Tool", "ToolContext", "TOOLS", "tool_names", "INSTRUCTIONS"]
 
-CATEGORIES = ["identity", "preference", "fact", "project", "skill", "mistake", "context", "note"]
-PRIORITIES = ["low", "normal", "high", "critical"]
+#: what the server tells a client at the handshake
+INSTRUCTIONS = (
+    "Memory of this project (mem). Call `recall` before a task and when the project may already have "
+    "decided or learned something about it; `write` a journal event when a task ends; `remember` a durable "
+    "fact, preference or mistake; `brief` for what to know at the start of a session; `memories` and "
+    "`context` to read structured memories. Confirming a memory "
+    "(`mem verify`) or storing one as the user (`--as-user`) is for the human, on a terminal."
+)
+
 OUTCOMES = ["success", "failure", "partial", "abandoned"]
 
 
@@ -125,16 +134,16 @@ EVENT = _obj(
 MEMORY = _obj(
     {
         "id": {"type": "string", "description": "mem_…"},
-        "category": {"type": "string", "enum": CATEGORIES},
+        "category": {"type": "string", "enum": list(CATEGORIES)},
         "key": {"type": "string"},
         "content": {"type": "string"},
         "tags": {"type": "array", "items": {"type": "string"}},
-        "priority": {"type": "string", "enum": PRIORITIES},
-        "source": {"type": "string", "enum": ["user", "agent"]},
+        "priority": {"type": "string", "enum": list(PRIORITIES[::-1])},
+        "source": {"type": "string", "enum": list(SOURCES)},
         "verified": {"type": "boolean", "description": "A human's signature covers its current content."},
         "verification": {
             "type": "string",
-            "enum": ["signed", "terminal", "signature-invalid", "unsigned"],
+            "enum": list(VERIFICATIONS),
             "description": "How verified was decided: a trusted human key's signature, a terminal confirmation "
             "(where no key is trusted), a signature that no longer checks, or none.",
         },
@@ -305,6 +314,12 @@ def _context(ctx: ToolContext, args: dict[str, Any]) -> Any:
     )
 
 
+def _brief(ctx: ToolContext, args: dict[str, Any]) -> Any:
+    from mem_core.brief.api import brief
+
+    return brief(directory=ctx.project, budget=args.get("budget"), kernel=ctx.kernel)
+
+
 _MEMORIES_LIST = _obj(
     {
         "count": {"type": "integer"},
@@ -473,7 +488,7 @@ TOOLS: tuple[Tool, ...] = (
         ),
         input_schema=_obj(
             {
-                "category": {"type": "string", "enum": CATEGORIES, "description": "What kind of memory."},
+                "category": {"type": "string", "enum": list(CATEGORIES), "description": "What kind of memory."},
                 "key": _str(
                     "Stable snake_case key, unique within (mind, category); storing it again updates.",
                     pattern="^[a-z0-9_]+$",
@@ -481,7 +496,7 @@ TOOLS: tuple[Tool, ...] = (
                 ),
                 "content": _str("The memory.", minLength=1),
                 "tags": {"type": "array", "items": {"type": "string"}, "description": "Tags (stored lower-case)."},
-                "priority": {"type": "string", "enum": PRIORITIES, "description": "Default: normal."},
+                "priority": {"type": "string", "enum": list(PRIORITIES[::-1]), "description": "Default: normal."},
                 "confidence": {"type": "number", "description": "0 to 1. Default: 0.7."},
                 "expires": _str("When it expires: an ISO-8601 date or time, or a duration like 7d, 12h, 30m."),
                 "mind": MIND,
@@ -505,11 +520,11 @@ TOOLS: tuple[Tool, ...] = (
             {
                 "search": _str("Full-text search over key, content and tags.", minLength=1),
                 "expiring": _str("Only those expiring within this duration (7d, 12h, 30m), expired ones included."),
-                "category": {"type": "string", "enum": CATEGORIES, "description": "Only this category."},
+                "category": {"type": "string", "enum": list(CATEGORIES), "description": "Only this category."},
                 "tag": _str("Only memories with this tag (case-insensitive)."),
                 "include_expired": {"type": "boolean", "description": "Also list expired memories."},
-                "source": {"type": "string", "enum": ["user", "agent"], "description": "Only those stored by them."},
-                "priority": {"type": "string", "enum": PRIORITIES, "description": "Only this priority."},
+                "source": {"type": "string", "enum": list(SOURCES), "description": "Only those stored by them."},
+                "priority": {"type": "string", "enum": list(PRIORITIES[::-1]), "description": "Only this priority."},
                 "unverified": {"type": "boolean", "description": "Only memories no human has verified yet."},
                 "mind": MIND,
                 "user": USER,
@@ -566,6 +581,38 @@ TOOLS: tuple[Tool, ...] = (
             ("mind", "total", "verified", "unverified", "memories", "text"),
         ),
         run=_context,
+        read_only=True,
+    ),
+    Tool(
+        name="brief",
+        title="Session brief",
+        description=(
+            "What to know at the start of a session, within a token budget: the critical and high structured "
+            "memories (each verified or unverified), the headings of the decisions, lessons and patterns, the "
+            "recent failures and the proposed promotions. `recall` reads the text behind a heading."
+        ),
+        input_schema=_obj(
+            {
+                "budget": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "At most this many tokens (estimated). Default: the context_budget setting, 1500.",
+                }
+            }
+        ),
+        output_schema=_obj(
+            {
+                "project": {"type": "string"},
+                "budget": {"type": "integer"},
+                "tokens": {"type": "integer", "description": "The estimated tokens of text."},
+                "sections": {"type": "array", "items": {"type": "object"}},
+                "omitted": {"type": "integer", "description": "How many items did not fit."},
+                "text": {"type": "string", "description": "The brief as plain text."},
+            },
+            ("project", "budget", "tokens", "sections", "omitted", "text"),
+            closed=False,
+        ),
+        run=_brief,
         read_only=True,
     ),
 )

@@ -20,6 +20,7 @@ import os
 from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
+from mem_core.memories.kinds import BACKENDS
 from mem_core.settings import default_value
 
 if TYPE_CHECKING:
@@ -29,16 +30,16 @@ if TYPE_CHECKING:
     from mem_core.memories.interfaces import MemoryStore
     from mem_core.settings import Settings
 
-__all__ = ["builtin_store", "choose_store", "plugins_free", "postgres_store_at", "sqlite_store_at", "store_absent"]
+__all__ = ["choose_store", "plugins_free", "postgres_store_at", "sqlite_store_at", "store_absent"]
 
 
 def choose_store(settings: Settings, stores: Registry[Any], directory: str, *, user: bool = False) -> type[MemoryStore]:
     """The backend class for the store in ``directory``, configured by
     ``settings`` (see the module's docstring). Failures are one-line
     ``MemError``\\ s that change nothing."""
-    layer = settings.layer("store")
-    chosen = layer != "default" and not (user and layer == "project")
-    name = settings.store if chosen else default_value("store")
+    setting = _chosen(settings, user)
+    chosen = setting is not None
+    name = setting if setting is not None else default_value("store")
     if chosen and name not in stores:
         known = ", ".join(stores.names()) or "none (no store plugin is loaded)"
         raise MemError(f"unknown memory store '{name}' (set {settings.where('store')} to one of: {known})")
@@ -64,17 +65,14 @@ def choose_store(settings: Settings, stores: Registry[Any], directory: str, *, u
 
 # -- the built-in stores, without importing them ---------------------------
 #
-# What ``choose_store`` answers when only the default plugins are registered
-# is known without importing either store plugin (each costs the start-up of
-# a whole ``mem write``): ``mem remember`` and ``recall`` in a project without
-# a store ask here first. Where each built-in store's file is, and whether it
-# is there, is said here once: the stores' ``exists`` ask these too. A test
-# holds the names of their plugins equal to the stores'.
+# Whether a project holds a store at all is known without importing a store
+# plugin when only the default plugins are registered: ``recall`` in a
+# project without a store asks here first. Where each built-in store's file
+# is, and whether it is there, is said here once: the stores' ``exists`` ask
+# these too. A test holds the names of their plugins equal to the stores'.
 
 #: the default plugins that register the built-in stores
 _STORE_PLUGINS = ("sqlite_store", "postgres_store")
-#: the built-in stores' names, as their plugins register them
-_STORE_NAMES = ("sqlite", "postgres")
 #: the file of a ``sqlite`` store (:data:`mem_plugins.stores.sqlite.FILE`)
 SQLITE_FILE = "memories.sqlite3"
 #: the marker of a ``postgres`` store (:data:`mem_plugins.stores.postgres.MARKER`)
@@ -109,24 +107,12 @@ def _chosen(settings: Settings, user: bool) -> str | None:
     return settings.store if layer != "default" and not (user and layer == "project") else None
 
 
-def builtin_store(settings: Settings, directory: str, *, user: bool) -> type[MemoryStore] | None:
-    """The built-in ``sqlite`` backend, when ``choose_store`` over the
-    default plugins provably chooses it for ``directory``: the ``store``
-    setting (where it counts) names ``sqlite`` or nothing, and no
-    ``postgres`` store is there. ``None`` otherwise."""
-    if _chosen(settings, user) not in (None, "sqlite") or postgres_store_at(directory):
-        return None
-    from mem_plugins.stores.sqlite import SqliteStore
-
-    return SqliteStore.configure(settings)
-
-
 def store_absent(kernel_settings: Settings, settings: Settings, directory: str, *, user: bool = False) -> bool:
     """Whether ``directory`` provably holds no store that ``choose_store``
     would open, asked without importing a store plugin: the kernel (built
     from ``kernel_settings``) registers the built-in stores only
     (:func:`plugins_free`), ``settings`` choose one of them or none, and
     neither's file is there. ``False`` says nothing: ask :func:`choose_store`."""
-    if _chosen(settings, user) not in (None, *_STORE_NAMES) or not plugins_free(kernel_settings):
+    if _chosen(settings, user) not in (None, *BACKENDS) or not plugins_free(kernel_settings):
         return False
     return not sqlite_store_at(directory) and not postgres_store_at(directory)

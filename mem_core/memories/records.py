@@ -10,8 +10,8 @@ order (:data:`FIELDS`)::
      "mind_id": "default", "created_at": "…Z", "updated_at": "…Z"}
 
 Backends (:class:`~mem_core.plugin.MemoryStore`) take and return such
-records; :mod:`mem_core.memories.api` validates input into them and wraps them in
-pydantic models for its results. This module imports nothing heavy (no
+records; :mod:`mem_core.memories.service` validates input into them and wraps them
+in its results (:mod:`mem_core.memories.results`). This module imports nothing heavy (no
 pydantic, no sqlite3): the recall source uses it on the start-up path.
 """
 
@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from mem_core.files import MEMORY_DIR
+from mem_core.memories.kinds import PRIORITIES
 from mem_core.retrieval.text import tokenize
 
 if TYPE_CHECKING:
@@ -29,10 +30,7 @@ if TYPE_CHECKING:
     from mem_core.settings import Settings
 
 __all__ = [
-    "CATEGORIES",
-    "PRIORITIES",
     "PRIORITY_RANK",
-    "SOURCES",
     "FIELDS",
     "DEFAULT_MIND",
     "PROJECT_STORE_DIR",
@@ -46,12 +44,7 @@ __all__ = [
     "recall_terms",
 ]
 
-#: the eight categories, in the spec's order
-CATEGORIES = ("identity", "preference", "fact", "project", "skill", "mistake", "context", "note")
-#: the four priorities, most important first (the order of the context summary)
-PRIORITIES = ("critical", "high", "normal", "low")
 PRIORITY_RANK = {name: rank for rank, name in enumerate(PRIORITIES)}
-SOURCES = ("user", "agent")
 #: the fields of a memory record, in output order
 FIELDS = (
     "id",

@@ -36,21 +36,21 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
 from mem_core.errors import MemError
-from mem_core.memories.api import (
+from mem_core.memories.backend import POSTGRES_MARKER, SQLITE_FILE
+from mem_core.memories.kinds import ACTIONS, PRIORITIES, SOURCES
+from mem_core.memories.records import FIELDS
+from mem_core.memories.results import ExportResult, ImportResult, MigrateResult
+from mem_core.memories.service import resolve_target, store_name
+from mem_core.memories.validate import (
     CONTENT_MAX_BYTES,
-    StoreName,
-    _store_name,
-    _target,
+    is_memory_id,
     parse_category,
     parse_content,
     parse_key,
     parse_mind,
     parse_tags,
 )
-from mem_core.memories.records import FIELDS, PRIORITIES, SOURCES
 from mem_core.textsafe import escape as _visible
 
 if TYPE_CHECKING:
@@ -58,9 +58,6 @@ if TYPE_CHECKING:
     from mem_core.memories.interfaces import MemoryStore
 
 __all__ = [
-    "ExportResult",
-    "ImportResult",
-    "MigrateResult",
     "export_memories",
     "import_memories",
     "migrate_store",
@@ -72,105 +69,9 @@ __all__ = [
 IMPORT_MAX_BYTES = 1 << 30
 #: the fields of an exported memory beyond the memory's own
 EXTRA = ("forgotten", "history", "signatures")
-ACTIONS = ("create", "update", "verify", "restore", "delete")
 #: the fields of a signature row (:mod:`mem_core.memories.trust`)
 SIGNATURE_FIELDS = ("memory_id", "by", "fingerprint", "verified_at", "signature")
-_ID = re.compile(r"mem_[0-9a-f]{1,64}")
 _TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
-
-
-class ExportResult(BaseModel):
-    """What :func:`export_memories` wrote. JSON: ``{"exported", "forgotten",
-    "history", "signatures", "file"}``; ``text`` is the export itself."""
-
-    text: str
-    memories: int
-    forgotten: int
-    history: int
-    signatures: int
-    file: str | None
-    store: StoreName
-    location: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "exported": self.memories,
-            "forgotten": self.forgotten,
-            "history": self.history,
-            "signatures": self.signatures,
-            "file": self.file,
-        }
-
-
-class ImportResult(BaseModel):
-    """What :func:`import_memories` did. JSON: ``{"imported", "forgotten",
-    "already", "different", "signatures", "unverified", "store", "location"}``:
-    ``already`` — ids the store knew, left as they are (``different``: how many
-    of them differ from the file); ``unverified`` — memories the file says are
-    verified that read unverified (no signature proves them)."""
-
-    imported: int
-    forgotten: int
-    already: int
-    different: int
-    signatures: int
-    unverified: int
-    store: StoreName
-    location: str | None
-    file: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "imported": self.imported,
-            "forgotten": self.forgotten,
-            "already": self.already,
-            "different": self.different,
-            "signatures": self.signatures,
-            "unverified": self.unverified,
-            "store": self.store,
-            "location": self.location,
-        }
-
-
-class MigrateResult(BaseModel):
-    """What :func:`migrate_store` did. JSON: ``{"from", "to", "memories",
-    "forgotten", "history", "signatures", "digest", "unverified", "config",
-    "source", "target", "delete"}`` (``delete``: what the old store is, for
-    the person to remove when they no longer need it)."""
-
-    source_backend: str
-    target_backend: str
-    memories: int
-    forgotten: int
-    history: int
-    signatures: int
-    digest: str
-    unverified: int
-    config: str
-    source: str
-    target: str
-    delete: list[str]
-    note: str | None = None
-    store: StoreName
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "from": self.source_backend,
-            "to": self.target_backend,
-            "memories": self.memories,
-            "forgotten": self.forgotten,
-            "history": self.history,
-            "signatures": self.signatures,
-            "digest": self.digest,
-            "unverified": self.unverified,
-            "config": self.config,
-            "source": self.source,
-            "target": self.target,
-            "delete": list(self.delete),
-        }
-        if self.note:
-            data["note"] = self.note
-        return data
 
 
 # -- reading a store -----------------------------------------------------------------
@@ -221,7 +122,8 @@ def export_memories(
     """Every memory of the project's (``user``: the user-level) store with its
     history and signatures, as JSON Lines (``text``); with ``output``, also
     written to that file (replaced atomically)."""
-    backend, directory_path, _mind = _target(kernel, user, directory, None)
+    target = resolve_target(kernel, user, directory, None)
+    backend, directory_path = target.backend, target.directory
     items: list[dict[str, Any]] = []
     location = None
     if backend.exists(directory_path):
@@ -238,7 +140,7 @@ def export_memories(
         history=sum(len(item["history"]) for item in items),
         signatures=sum(len(item["signatures"]) for item in items),
         file=os.path.abspath(output) if output is not None else None,
-        store=_store_name(user),
+        store=target.store,
         location=location,
     )
 
@@ -268,7 +170,7 @@ def _record(value: object, where: str) -> dict[str, Any]:
         raise MemError(f"{where}: unknown field '{_visible(str(unknown[0]))[:40]}'")
     try:
         memory_id = value["id"]
-        if not isinstance(memory_id, str) or not _ID.fullmatch(memory_id):
+        if not isinstance(memory_id, str) or not is_memory_id(memory_id):
             raise MemError("id must be mem_ and 1-64 lower-case hex digits")
         parse_category(value["category"])
         parse_key(value["key"])
@@ -465,7 +367,8 @@ def import_memories(
     docstring). A bad line is a one-line error naming it; nothing is written."""
     name, data = _read_input(path)
     items = _read_items(name, data)
-    backend, directory_path, _mind = _target(kernel, user, directory, None)
+    target = resolve_target(kernel, user, directory, None)
+    backend, directory_path = target.backend, target.directory
     from mem_core.settings import project_settings
 
     project = project_settings(directory, kernel).project
@@ -480,7 +383,7 @@ def import_memories(
             from mem_core.brief.refresh import refresh_brief
 
             refresh_brief(project, kernel)
-    return ImportResult(**counts, store=_store_name(user), location=location, file=name)
+    return ImportResult(**counts, store=target.store, location=location, file=name)
 
 
 # -- migrate ---------------------------------------------------------------------------
@@ -515,7 +418,7 @@ def migrate_store(
         raise MemError(f"--to must be one of: {', '.join(stores.names())} (got '{_visible(to)[:40]}')")
     directory_path = settings.user_store_dir() if user else project_store_dir(settings.project)
     source_backend = choose_store(settings, stores, directory_path, user=user)
-    where = f"the {_store_name(user)} store"
+    where = f"the {store_name(user)} store"
     if source_backend.name == to:
         raise MemError(f"{where} is {to} already; nothing to migrate")
     if not source_backend.exists(directory_path):
@@ -562,7 +465,7 @@ def migrate_store(
         target=target_location,
         delete=_leftovers(source_backend.name, directory_path, source_location),
         note=note,
-        store=_store_name(user),
+        store=store_name(user),
     )
 
 
@@ -580,8 +483,8 @@ def _check_copy(items: list[dict[str, Any]], copied: list[dict[str, Any]], locat
 def _leftovers(backend: str, directory: str, location: str) -> list[str]:
     """What the old store is, for the person to delete."""
     if backend == "sqlite":
-        base = os.path.join(directory, "memories.sqlite3")
+        base = os.path.join(directory, SQLITE_FILE)
         return [path for path in (base, base + "-wal", base + "-shm") if os.path.exists(path)]
     if backend == "postgres":
-        return [os.path.join(directory, "memories.postgres.json"), location]
+        return [os.path.join(directory, POSTGRES_MARKER), location]
     return [location]

@@ -37,14 +37,13 @@ import base64
 import hashlib
 from collections.abc import Mapping, Sequence
 from json.encoder import encode_basestring as _string  # type: ignore[attr-defined]
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mem_core.humans.keys import HumanKey, PublicKey
     from mem_core.memories.interfaces import MemoryStore
 
 __all__ = [
-    "Verification",
     "TERMINAL",
     "payload",
     "content_sha256",
@@ -55,7 +54,6 @@ __all__ = [
     "judge_records",
 ]
 
-Verification = Literal["signed", "terminal", "signature-invalid", "unsigned"]
 #: the fingerprint of a terminal confirmation (a key's always starts with ``SHA256:``)
 TERMINAL = "terminal"
 
@@ -142,7 +140,7 @@ class Judge:
         except (KeyError, TypeError, ValueError):
             return False
 
-    def verification(self, memory: Mapping[str, Any], signatures: Sequence[Mapping[str, Any]]) -> Verification:
+    def verification(self, memory: Mapping[str, Any], signatures: Sequence[Mapping[str, Any]]) -> str:
         if not signatures:
             return "unsigned"
         kinds = [s.get("fingerprint") == TERMINAL for s in signatures]
@@ -195,7 +193,7 @@ def judge_records(
     return [_judged(r, judge.verification(r, signatures.get(r["id"], []))) for r in records]
 
 
-def _judged(record: dict[str, Any], verification: Verification) -> dict[str, Any]:
+def _judged(record: dict[str, Any], verification: str) -> dict[str, Any]:
     verified = verification in ("signed", "terminal")
     source = "user" if record["source"] == "user" and verified else "agent"
     return {**record, "verified": verified, "source": source, "verification": verification}

@@ -21,6 +21,7 @@ from mem_core.retrieval.text import query_tokens
 from mem_core.settings import resolve
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 __all__ = ["RecallResult", "recall", "parse_limit"]
@@ -49,6 +50,12 @@ class RecallResult:
         self.hints = hints or []
         #: ``--scope all``: how the text output names each result's project (its ``project`` field)
         self.labels: dict[str, str] = {}
+        #: beyond the project (``--scope portfolio``, ``all``): where each result lives,
+        #: ``(project root, False)`` or ``(None, True)`` for the brain, for the text output
+        self.places: list[tuple[str | None, bool]] = []
+        #: what there was to search, when it was nothing (no project, no brain): text output
+        #: says it on stderr; not in the JSON, whose bytes the reference pins
+        self.notes: list[str] = []
 
     @property
     def count(self) -> int:
@@ -82,8 +89,9 @@ class RecallResult:
 _NOT_IN_MESSAGE = frozenset(("bm25",))
 
 
-def _ranking_names(names: list[str]) -> str:
-    names = [name for name in names if name not in _NOT_IN_MESSAGE] or names
+def _ranking_names(names: list[str], *, every: bool = False) -> str:
+    """``a, b or c``; without ``every``, as the reference says it (see :data:`_NOT_IN_MESSAGE`)."""
+    names = names if every else [name for name in names if name not in _NOT_IN_MESSAGE] or names
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
@@ -146,7 +154,7 @@ def recall(
         ranking = settings.get("recall_ranking")
         ranker_cls = rankers.require(
             ranking,
-            f"recall: ranking must be {_ranking_names(rankers.names())} "
+            f"recall: ranking must be {_ranking_names(rankers.names(), every=True)} "
             f"(got {ranking!r} from {settings.where('recall_ranking')})",
         )
     count = parse_limit(limit)
@@ -187,19 +195,66 @@ def recall(
     if scope == "all":  # every registered project and the brain (mem_core.portfolio.recall)
         from mem_core.portfolio.recall import recall_all
 
-        return recall_all(kernel, settings, request, ranker, count, index_dir)
-    if index_dir is None:
-        return _recall(kernel, settings, request, ranker, count)
-    from mem_core.retrieval.diskindex import IndexCorrupt
+        result = recall_all(kernel, settings, request, ranker, count, index_dir)
+    elif index_dir is None:
+        result = _recall(kernel, settings, request, ranker, count)
+    else:
+        from mem_core.retrieval.diskindex import IndexCorrupt
 
-    try:
-        return _recall(kernel, settings, request, ranker, count, index_dir)
-    except IndexCorrupt as exc:  # found late: never trusted — dropped, and this recall reads the files
         try:
-            os.unlink(exc.path)
-        except OSError:
-            pass
-        return _recall(kernel, settings, request, ranker, count)
+            result = _recall(kernel, settings, request, ranker, count, index_dir)
+        except IndexCorrupt as exc:  # found late: never trusted — dropped, and this recall reads the files
+            try:
+                os.unlink(exc.path)
+            except OSError:
+                pass
+            result = _recall(kernel, settings, request, ranker, count)
+    result.notes = _nothing_to_search(settings.project, directory is None, scope, portfolio)
+    if scope == "all":
+        result.places = [_place(hit.fields, settings.project, portfolio) for hit in result.results]
+    elif scope == "portfolio" and portfolio:
+        places = [_place(hit.fields, settings.project, portfolio) for hit in result.results]
+        if any(in_brain for _root, in_brain in places):  # results from two places: each says which
+            result.places = places
+            result.labels = {settings.project: os.path.basename(settings.project.rstrip(os.sep)) or settings.project}
+    return result
+
+
+def _place(fields: Mapping[str, Any], project: str, portfolio: str | None) -> tuple[str | None, bool]:
+    """Where one result of a recall beyond the project lives: its project's
+    root, or the brain (``--scope all`` names the root in ``project``;
+    ``--scope portfolio`` tells the brain's notes by their path)."""
+    brain = os.path.normpath(portfolio) if portfolio else None
+    owner = fields.get("project")
+    if owner is not None:
+        return (None, True) if brain is not None and os.path.normpath(owner) == brain else (owner, False)
+    source_file = fields.get("sourceFile")
+    if brain is not None and isinstance(source_file, str):
+        path = os.path.normpath(os.path.join(project, source_file))
+        if path.startswith(os.path.join(brain, "memory") + os.sep):
+            return None, True
+    return project, False
+
+
+def _nothing_to_search(project: str, discovered: bool, scope: str, portfolio: str | None) -> list[str]:
+    """What a recall had nothing of: a project (no ``.bmad/`` nor ``.agents/``
+    in the directory ``-d`` named, or here and above up to the git root when
+    ``discovered``), a portfolio brain (``--scope portfolio`` without one)."""
+    from mem_core.project import MARKERS
+
+    notes = []
+    if not any(os.path.isdir(os.path.join(project, marker)) for marker in MARKERS):
+        where = "here or above, up to the git root" if discovered else "in it"
+        notes.append(
+            f"no project memory in {project} (no .bmad/ or .agents/ {where}): nothing of a project to search; "
+            "`mem init` starts one"
+        )
+    if scope == "portfolio" and not portfolio:
+        notes.append(
+            "no portfolio brain: `mem portfolio brain DIR` sets one (or --portfolio DIR), "
+            "so --scope portfolio searched no brain"
+        )
+    return notes
 
 
 def _recall(

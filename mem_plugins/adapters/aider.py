@@ -2,9 +2,10 @@
 
 Aider has no MCP client and no lifecycle hooks: it reads the files named
 in ``read:`` as read-only context, so it gets the instructions (run ``mem``
-on the command line) and ``.bmad/memory/brief.md``, which ``mem brief
---write`` keeps current (each ``mem write`` and ``mem remember`` refreshes
-it). Project scope only.
+on the command line) and ``.bmad/memory/brief.md``, which install writes
+(``mem brief --write``) and each ``mem write`` and ``mem remember``
+refreshes; ``mem adapters status`` and ``mem doctor`` report it missing or
+out of date. Project scope only.
 """
 
 from __future__ import annotations
@@ -44,6 +45,35 @@ class Aider(Adapter):
         if target.exists(BRIEF):
             return []
         return [f"Run `mem brief --write` once to create {BRIEF} (mem write and mem remember keep it current)."]
+
+    def after_install(self, target: Target) -> list[str]:
+        from mem_core.brief.api import brief_state, write_brief
+        from mem_core.errors import MemError
+
+        try:
+            if brief_state(target.project) is None:
+                return []
+            result = write_brief(directory=target.project)
+        except MemError as exc:
+            return [f"could not write {BRIEF}: {exc.message}; run `mem brief --write`"]
+        return [
+            f"wrote {BRIEF}, which aider reads ({result.fitted.tokens} of {result.fitted.budget} tokens; "
+            "mem write and mem remember keep it current)"
+        ]
+
+    def problems(self, target: Target) -> list[str]:
+        from mem_core.brief.api import brief_state
+        from mem_core.errors import MemError
+
+        try:
+            state = brief_state(target.project)
+        except MemError as exc:
+            return [f"{BRIEF}, which aider reads, cannot be checked: {exc.message}"]
+        if state == "missing":
+            return [f"{BRIEF}, which aider reads, is missing: run `mem brief --write`"]
+        if state == "stale":
+            return [f"{BRIEF}, which aider reads, is out of date: run `mem brief --write`"]
+        return []
 
 
 @hookimpl

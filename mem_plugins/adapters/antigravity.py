@@ -41,7 +41,7 @@ class Antigravity(Adapter):
                 Block(".agents/rules/mem.md", instructions(NAME), preamble=FRONTMATTER),
                 Block("AGENTS.md", instructions(NAME)),
             ]
-        argv = target.mem_argv()
+        argv = target.absolute_mem_argv()
         server = {"command": argv[0], "args": [*argv[1:], *MCP_ARGS]}
         configs = [path for path in MCP_CONFIGS if target.exists(path.rsplit("/", 1)[0])] or list(MCP_CONFIGS)
         return [

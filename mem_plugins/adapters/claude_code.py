@@ -40,15 +40,17 @@ class ClaudeCode(Adapter):
         from functools import partial
 
         from mem_core.adapters.edits import Block, JsonItem, JsonMember
-        from mem_core.adapters.instructions import MCP_ARGS, hook_command, instructions, is_hook_command
+        from mem_core.adapters.instructions import hook_command, instructions, is_hook_command
 
         ours = partial(is_hook_command, assistant=NAME)
+        mem = target.mem_argv()
         settings = ".claude/settings.json"
         edits: list[Edit] = [Block(".claude/CLAUDE.md" if target.user else "CLAUDE.md", instructions(NAME))]
         for event, mem_event, extra in EVENTS:
-            hook = {"type": "command", "command": hook_command(mem_event, NAME), "timeout": 10}
+            hook = {"type": "command", "command": hook_command(mem_event, NAME, mem), "timeout": 10}
             edits.append(JsonItem(settings, ("hooks", event), {**extra, "hooks": [hook]}, ours))
-        server = {"type": "stdio", "command": "mem", "args": MCP_ARGS, "env": {}}
+        command, args = target.mcp_server()
+        server = {"type": "stdio", "command": command, "args": args, "env": {}}
         edits.append(JsonMember(".claude.json" if target.user else ".mcp.json", ("mcpServers", "mem"), server))
         if target.approve and not target.user:
             edits.append(JsonItem(".claude/settings.local.json", ("enabledMcpjsonServers",), "mem", "mem".__eq__))

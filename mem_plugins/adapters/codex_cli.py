@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 NAME = "codex-cli"
 EVENTS = (("SessionStart", "session-start"), ("UserPromptSubmit", "prompt-submit"), ("Stop", "session-end"))
-SERVER = {"command": "mem", "args": ["mcp"], "required": True, "default_tools_approval_mode": "approve"}
+#: besides the command: Codex waits for the server, and a headless run may call its tools
+SERVER = {"required": True, "default_tools_approval_mode": "approve"}
 
 
 class CodexCli(Adapter):
@@ -38,12 +39,13 @@ class CodexCli(Adapter):
         from mem_core.adapters.instructions import hook_command, instructions, is_hook_command
 
         ours = partial(is_hook_command, assistant=NAME)
+        command, args = target.mcp_server()
         edits: list[Edit] = [
             Block(".codex/AGENTS.md" if target.user else "AGENTS.md", instructions(NAME)),
-            TomlTable(".codex/config.toml", ("mcp_servers", "mem"), SERVER),
+            TomlTable(".codex/config.toml", ("mcp_servers", "mem"), {"command": command, "args": args, **SERVER}),
         ]
         for event, mem_event in EVENTS:
-            hook = {"type": "command", "command": hook_command(mem_event, NAME), "timeout": 10}
+            hook = {"type": "command", "command": hook_command(mem_event, NAME, target.mem_argv()), "timeout": 10}
             edits.append(JsonItem(".codex/hooks.json", ("hooks", event), {"hooks": [hook]}, ours))
         return edits
 

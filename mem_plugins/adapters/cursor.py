@@ -33,15 +33,16 @@ class Cursor(Adapter):
         from functools import partial
 
         from mem_core.adapters.edits import Block, JsonItem, JsonMember
-        from mem_core.adapters.instructions import MCP_ARGS, hook_command, instructions, is_hook_command
+        from mem_core.adapters.instructions import hook_command, instructions, is_hook_command
 
         ours = partial(is_hook_command, assistant=NAME)
         edits: list[Edit] = []
         if not target.user:
             edits.append(Block(".cursor/rules/mem.mdc", instructions(NAME), preamble=FRONTMATTER))
-        edits.append(JsonMember(".cursor/mcp.json", ("mcpServers", "mem"), {"command": "mem", "args": MCP_ARGS}))
+        command, args = target.mcp_server()
+        edits.append(JsonMember(".cursor/mcp.json", ("mcpServers", "mem"), {"command": command, "args": args}))
         for event, mem_event in EVENTS:
-            item = {"command": hook_command(mem_event, NAME)}
+            item = {"command": hook_command(mem_event, NAME, target.mem_argv())}
             edits.append(JsonItem(".cursor/hooks.json", ("hooks", event), item, ours, base={"version": 1}))
         return edits
 

@@ -37,16 +37,23 @@ class GeminiCli(Adapter):
         from functools import partial
 
         from mem_core.adapters.edits import Block, JsonItem, JsonMember
-        from mem_core.adapters.instructions import MCP_ARGS, hook_command, instructions, is_hook_command
+        from mem_core.adapters.instructions import hook_command, instructions, is_hook_command
 
         ours = partial(is_hook_command, assistant=NAME)
         settings = ".gemini/settings.json"
+        command, args = target.mcp_server()
+        mem = target.mem_argv()
         edits: list[Edit] = [
             Block(".gemini/GEMINI.md" if target.user else "GEMINI.md", instructions(NAME)),
-            JsonMember(settings, ("mcpServers", "mem"), {"command": "mem", "args": MCP_ARGS, "trust": True}),
+            JsonMember(settings, ("mcpServers", "mem"), {"command": command, "args": args, "trust": True}),
         ]
         for event, mem_event, hook_name in EVENTS:
-            hook = {"name": hook_name, "type": "command", "command": hook_command(mem_event, NAME), "timeout": 5000}
+            hook = {
+                "name": hook_name,
+                "type": "command",
+                "command": hook_command(mem_event, NAME, mem),
+                "timeout": 5000,
+            }
             edits.append(JsonItem(settings, ("hooks", event), {"hooks": [hook]}, ours))
         return edits
 

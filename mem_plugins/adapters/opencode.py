@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 NAME = "opencode"
 HEADER = "// mem: written by `mem adapters install opencode`; `mem adapters remove opencode` deletes it.\n"
 SCHEMA = {"$schema": "https://opencode.ai/config.json"}
-SERVER = {"type": "local", "command": ["mem", "mcp"], "environment": {}, "enabled": True}
 
 PLUGIN = (
     HEADER
@@ -32,6 +31,7 @@ PLUGIN = (
 // what it prints into the system prompt: the session brief, and the recall for the latest prompt.
 import { spawn } from "node:child_process";
 
+const MEM = __MEM__;
 const TIMEOUT_MS = 5000;
 
 function hook(event, payload, cwd) {
@@ -39,7 +39,10 @@ function hook(event, payload, cwd) {
     let out = "";
     let child;
     try {
-      child = spawn("mem", ["hook", event, "--assistant", "opencode"], { cwd, stdio: ["pipe", "pipe", "ignore"] });
+      child = spawn(MEM[0], [...MEM.slice(1), "hook", event, "--assistant", "opencode"], {
+        cwd,
+        stdio: ["pipe", "pipe", "ignore"],
+      });
     } catch {
       resolve("");
       return;
@@ -121,15 +124,19 @@ class OpenCode(Adapter):
     programs = ("opencode",)
 
     def edits(self, target: Target) -> list[Edit]:
+        import json
+
         from mem_core.adapters.edits import Block, JsonMember, OwnedFile
-        from mem_core.adapters.instructions import instructions
+        from mem_core.adapters.instructions import MCP_ARGS, instructions
 
         where = ".config/opencode/" if target.user else ""
         plugin = ".config/opencode/plugin/mem.js" if target.user else ".opencode/plugin/mem.js"
+        mem = target.mem_argv()
+        server = {"type": "local", "command": [*mem, *MCP_ARGS], "environment": {}, "enabled": True}
         return [
             Block(where + "AGENTS.md", instructions(NAME)),
-            JsonMember(where + "opencode.json", ("mcp", "mem"), SERVER, base=SCHEMA),
-            OwnedFile(plugin, PLUGIN, HEADER),
+            JsonMember(where + "opencode.json", ("mcp", "mem"), server, base=SCHEMA),
+            OwnedFile(plugin, PLUGIN.replace("__MEM__", json.dumps(mem)), HEADER),
         ]
 
     def notes(self, target: Target) -> list[str]:

@@ -50,7 +50,7 @@ default — never in a config file. Its password is never shown:
   newer ``mem`` is refused, untouched. Needs PostgreSQL 12 or later.
 
 Opening a store whose schema is current takes one query after connecting;
-storing a memory takes the lock, the reads of :mod:`mem_core.memories.api` and
+storing a memory takes the lock, the reads of :mod:`mem_core.memories.service` and
 one statement.
 """
 
@@ -66,6 +66,7 @@ from mem_core import hookimpl
 from mem_core.errors import MemError
 from mem_core.files import SYMLINK
 from mem_core.memories.backend import POSTGRES_MARKER, postgres_store_at
+from mem_core.memories.kinds import ACTIONS, CATEGORIES, PRIORITIES, SOURCES, sql_in, sql_priority_rank
 from mem_core.plugin import MemoryStore
 
 if TYPE_CHECKING:
@@ -120,15 +121,15 @@ _V1 = (
         id text COLLATE "C" NOT NULL,
         mind_id text COLLATE "C" NOT NULL,
         category text COLLATE "C" NOT NULL CHECK (category IN
-            ('identity', 'preference', 'fact', 'project', 'skill', 'mistake', 'context', 'note')),
+            {sql_in(CATEGORIES)}),
         key text COLLATE "C" NOT NULL,
         content text NOT NULL,
         tags text[] COLLATE "C" NOT NULL,
-        priority text NOT NULL CHECK (priority IN ('low', 'normal', 'high', 'critical')),
+        priority text NOT NULL CHECK (priority IN {sql_in(PRIORITIES[::-1])}),
         priority_rank smallint GENERATED ALWAYS AS (
-            CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END
+            {sql_priority_rank("priority")}
         ) STORED,
-        source text NOT NULL CHECK (source IN ('user', 'agent')),
+        source text NOT NULL CHECK (source IN {sql_in(SOURCES)}),
         verified boolean NOT NULL,
         confidence double precision NOT NULL CHECK (confidence BETWEEN 0 AND 1),
         expires_at text COLLATE "C" CHECK (expires_at ~ {_TIMESTAMP}),
@@ -180,10 +181,7 @@ def _migrate_1(conn: psycopg.Connection[Any]) -> None:
 def _migrate_2(conn: psycopg.Connection[Any]) -> None:
     """The history also records restore (mem memories restore)."""
     conn.execute("ALTER TABLE mem_history DROP CONSTRAINT mem_history_action_check")
-    conn.execute(
-        "ALTER TABLE mem_history ADD CONSTRAINT mem_history_action_check "
-        "CHECK (action IN ('create', 'update', 'verify', 'restore', 'delete'))"
-    )
+    conn.execute(f"ALTER TABLE mem_history ADD CONSTRAINT mem_history_action_check CHECK (action IN {sql_in(ACTIONS)})")
 
 
 def _migrate_3(conn: psycopg.Connection[Any]) -> None:

@@ -20,10 +20,8 @@
   :data:`MIGRATIONS` applied; opening a store applies the missing ones, in
   order, in one transaction. A store from a newer ``mem`` is refused.
 
-This module is imported when the plugins load, on every command: ``sqlite3``
-is imported only when a store is opened. The structured-memory commands'
-fast path uses the class without a plugin manager where no plugin can change
-the store chosen (:func:`mem_core.memories.backend.builtin_store`).
+This module is imported when the store plugins load: ``sqlite3`` is imported
+only when a store is opened.
 """
 
 from __future__ import annotations
@@ -38,6 +36,7 @@ from mem_core import hookimpl
 from mem_core.errors import MemError
 from mem_core.files import SYMLINK
 from mem_core.memories.backend import SQLITE_FILE, sqlite_store_at
+from mem_core.memories.kinds import ACTIONS, CATEGORIES, PRIORITIES, SOURCES, sql_in, sql_priority_rank
 from mem_core.plugin import MemoryStore
 
 if TYPE_CHECKING:
@@ -57,29 +56,23 @@ _COLUMNS = (
     "expires_at, mind_id, created_at, updated_at"
 )
 _M_COLUMNS = ", ".join("m." + c.strip() for c in _COLUMNS.split(","))
-_ORDER = (
-    "CASE m.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END, "
-    "m.updated_at DESC, m.category, m.key, m.mind_id"
-)
+_ORDER = f"{sql_priority_rank('m.priority')}, m.updated_at DESC, m.category, m.key, m.mind_id"
 #: the same order as index columns (:func:`_migrate_6`; SQLite matches the expressions)
-_ORDER_KEY = (
-    "(CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END), "
-    "updated_at DESC, category, key"
-)
+_ORDER_KEY = f"({sql_priority_rank('priority')}), updated_at DESC, category, key"
 
 _V1 = (
-    """
+    f"""
     CREATE TABLE memories (
         n INTEGER PRIMARY KEY,
         id TEXT NOT NULL UNIQUE,
         mind_id TEXT NOT NULL,
         category TEXT NOT NULL CHECK (category IN
-            ('identity', 'preference', 'fact', 'project', 'skill', 'mistake', 'context', 'note')),
+            {sql_in(CATEGORIES)}),
         key TEXT NOT NULL,
         content TEXT NOT NULL,
         tags TEXT NOT NULL,
-        priority TEXT NOT NULL CHECK (priority IN ('low', 'normal', 'high', 'critical')),
-        source TEXT NOT NULL CHECK (source IN ('user', 'agent')),
+        priority TEXT NOT NULL CHECK (priority IN {sql_in(PRIORITIES[::-1])}),
+        source TEXT NOT NULL CHECK (source IN {sql_in(SOURCES)}),
         verified INTEGER NOT NULL CHECK (verified IN (0, 1)),
         confidence REAL NOT NULL CHECK (confidence BETWEEN 0 AND 1),
         expires_at TEXT,
@@ -169,11 +162,11 @@ def _migrate_3(conn: sqlite3.Connection) -> None:
         "DROP TRIGGER memory_history_no_update",
         "DROP TRIGGER memory_history_no_delete",
         "ALTER TABLE memory_history RENAME TO memory_history_old",
-        """
+        f"""
         CREATE TABLE memory_history (
             seq INTEGER PRIMARY KEY AUTOINCREMENT,
             memory_id TEXT NOT NULL,
-            action TEXT NOT NULL CHECK (action IN ('create', 'update', 'verify', 'restore', 'delete')),
+            action TEXT NOT NULL CHECK (action IN {sql_in(ACTIONS)}),
             at TEXT NOT NULL,
             record TEXT NOT NULL
         )

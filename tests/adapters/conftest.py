@@ -12,13 +12,24 @@ import pytest
 NAMES = ("claude-code", "codex-cli", "gemini-cli", "cursor", "opencode", "aider", "antigravity")
 
 
+#: written by ``mem init`` and every install, kept by ``remove`` (tests/cli/test_git_files.py)
+GIT_FILES = (".gitignore", ".gitattributes")
+#: the project's memory: the aider adapter writes its brief there (test_adapter_aider.py)
+MEMORY = ".bmad"
+
+
 def snapshot(root: Path) -> dict[str, bytes | None]:
-    """Every file (its bytes) and directory (``None``) under ``root``."""
+    """Every file (its bytes) and directory (``None``) under ``root``, but
+    the project's git files and its memory."""
     found: dict[str, bytes | None] = {}
     for base, dirs, files in os.walk(root):
+        if base == str(root) and MEMORY in dirs:
+            dirs.remove(MEMORY)
         for name in dirs:
             found[os.path.relpath(os.path.join(base, name), root)] = None
         for name in files:
+            if base == str(root) and name in GIT_FILES:
+                continue
             path = os.path.join(base, name)
             with open(path, "rb") as handle:
                 found[os.path.relpath(path, root)] = handle.read()
@@ -47,8 +58,11 @@ class Adapters:
         return self.home if scope == "user" else self.project
 
     def install(self, *names: str, scope: str = "project", **options: Any):
+        """Writing the command ``mem`` unless told (tests/adapters/test_adapter_command.py
+        tests the default)."""
         from mem_core.adapters.api import install_adapters
 
+        options.setdefault("command", "mem")
         return install_adapters(
             str(self.project), list(names), scope=scope, home=str(self.home), kernel=self.kernel, **options
         )
@@ -102,6 +116,12 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def adapters(project: Path, home: Path) -> Adapters:
+    """On a project whose ``.gitignore`` and ``.gitattributes`` are complete
+    (as ``mem init`` leaves them), so an install touches the assistant's
+    files only (tests/cli/test_git_files.py checks the git files)."""
+    from mem_core.files.gitfiles import ensure_git_files
+
+    ensure_git_files(str(project))
     return Adapters(project, home)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from mem_core.adapters.edits import BEGIN
@@ -65,8 +67,36 @@ def test_aider_has_no_user_scope(adapters) -> None:
         adapters.install("aider", scope="user")
 
 
-def test_the_user_is_told_to_write_the_brief_until_it_exists(adapters, put) -> None:
-    (note,) = adapters.install("aider").adapters[0]["notes"]
-    assert "mem brief --write" in note
-    put(adapters.project, {".bmad/memory/brief.md": "# Brief\n"})
-    assert adapters.status()["aider"]["notes"] == []
+def test_install_writes_the_brief_aider_reads_and_status_watches_it(adapters) -> None:
+    from mem_core.doctor import doctor
+
+    brief = adapters.project / ".bmad/memory/brief.md"
+    result = adapters.install("aider")
+    [done] = result.adapters[0]["done"]
+    assert done.startswith("wrote .bmad/memory/brief.md, which aider reads (")
+    assert result.adapters[0]["notes"] == []
+    assert brief.read_text().startswith("<!-- written by `mem brief --write --budget 1500`")
+    assert adapters.status()["aider"]["problems"] == []
+    assert adapters.install("aider").adapters[0]["done"] == []  # current: not written again
+
+    # another tool appends to the journal (bmad-plus mem, a git merge): the brief is out of date
+    journal = adapters.project / ".bmad/memory/journal.ndjson"
+    event = {
+        "ts": "2026-11-05T12:00:00.000Z",
+        "agent": "dev",
+        "cli": "aider",
+        "task": "rotate keys",
+        "outcome": "failure",
+    }
+    journal.write_text(json.dumps(event) + "\n")
+    [problem] = adapters.status()["aider"]["problems"]
+    assert problem == ".bmad/memory/brief.md, which aider reads, is out of date: run `mem brief --write`"
+    checks = doctor(str(adapters.project), kernel=adapters.kernel)
+    assert [(c.status, c.detail) for c in checks.checks if c.name == "adapter aider"][0] == ("error", problem)
+    assert not checks.ok
+
+    brief.unlink()
+    [problem] = adapters.status()["aider"]["problems"]
+    assert problem == ".bmad/memory/brief.md, which aider reads, is missing: run `mem brief --write`"
+    assert adapters.install("aider").adapters[0]["done"][0].startswith("wrote .bmad/memory/brief.md")
+    assert adapters.status()["aider"]["problems"] == []

@@ -28,7 +28,7 @@ def test_a_dry_run_prints_the_diff_and_writes_nothing(mem, project, home, tree) 
     assert run.code == 0, run.err
     assert run.out.startswith("--- /dev/null\n+++ b/CLAUDE.md\n@@ ")
     assert "+<!-- mem:begin -->\n" in run.out
-    assert "mem adapters install: claude-code: would change 3 file(s)\n" in run.out
+    assert "mem adapters install: claude-code: would change 5 file(s)\n" in run.out
     assert tree(project) == {}
     as_json = json.loads(mem("adapters", "install", "claude-code", "--dry-run", "--json", "-d", str(project)).out)
     assert as_json["dryRun"] is True and as_json["diff"].startswith("--- /dev/null\n")
@@ -39,7 +39,7 @@ def test_install_status_remove(mem, project, home, tree) -> None:
     run = mem("adapters", "install", "codex-cli", "gemini-cli", "-d", str(project))
     assert run.code == 0, run.err
     assert run.out.splitlines()[:2] == [
-        "mem adapters install: codex-cli, gemini-cli: changed 5 file(s)",
+        "mem adapters install: codex-cli, gemini-cli: changed 7 file(s)",
         "  created AGENTS.md",
     ]
     assert "codex-cli: Codex reads .codex/config.toml" in run.out

@@ -1,5 +1,5 @@
 """The fast path of ``mem remember``, ``mem memories`` and ``mem context``
-(mem_cli.fast, mem_core.memories.core): the same bytes as the typer path for
+(mem_cli.fast, mem_core.memories.service): the same bytes as the typer path for
 every line, typer for every line it does not own, plugins still honoured,
 and the light start-up it exists for."""
 
@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from mem_cli import fast
+from mem_core.errors import MemError
 from mem_core.kernel.discovery import DEFAULT_PLUGINS
-from mem_core.memories import api
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -92,7 +92,7 @@ LINES: list[list[str]] = [
 def _ids(monkeypatch: pytest.MonkeyPatch) -> None:
     """Memory ids from a counter: both runs get the same ones."""
     counter = iter(range(1, 10**6))
-    monkeypatch.setattr("mem_core.memories.core.os.urandom", lambda n: next(counter).to_bytes(n, "big"))
+    monkeypatch.setattr("mem_core.memories.service.os.urandom", lambda n: next(counter).to_bytes(n, "big"))
 
 
 def _run_all(mem: Any, project: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, str, str]]:
@@ -217,7 +217,7 @@ def test_what_the_fast_path_does_not_import(tmp_path: Path) -> None:
         "sys.argv = ['mem', *sys.argv[1:]]\n"
         "try:\n    runpy.run_module('mem_cli', run_name='__main__')\n"
         "except SystemExit:\n    pass\n"
-        "heavy = [m for m in ('typer', 'pydantic', 'cryptography', 'mem_core.memories.api') if m in sys.modules]\n"
+        "heavy = [m for m in ('typer', 'pydantic', 'cryptography') if m in sys.modules]\n"
         "print('HEAVY', heavy, file=sys.stderr)\n"
     )
     for args in (["remember", "fact", "k", "v"], ["remember", "fact", "k", "w"], ["memories", "--search", "v w"],
@@ -227,7 +227,9 @@ def test_what_the_fast_path_does_not_import(tmp_path: Path) -> None:
 
 
 def test_the_copies_agree_with_their_originals() -> None:
-    from mem_core.memories import backend, core
+    from mem_core.memories import backend
+    from mem_core.memories.kinds import BACKENDS
+    from mem_core.memories.validate import parse_limit as parse_count
     from mem_core.retrieval.api import parse_limit
     from mem_core.settings import default_value
     from mem_plugins.stores import postgres, sqlite
@@ -235,16 +237,16 @@ def test_the_copies_agree_with_their_originals() -> None:
     assert backend.POSTGRES_MARKER == postgres.MARKER and backend.SQLITE_FILE == sqlite.FILE
     assert default_value("store") == "sqlite"
     registered = [cls.name for module in (sqlite, postgres) for cls in module.mem_register_stores()]
-    assert tuple(registered) == backend._STORE_NAMES
+    assert tuple(registered) == BACKENDS
     assert backend._STORE_PLUGINS == ("sqlite_store", "postgres_store")
     assert [DEFAULT_PLUGINS[name] for name in backend._STORE_PLUGINS] == [sqlite.__name__, postgres.__name__]
     for text in ("", "0", "3", " 3 ", "3.0", "0x3", "1e2", "-1", "x", "3.5", "Infinity", "0b1", "+4", 7, 0, "\u00a05"):
         try:
             expected: Any = parse_limit(text)
-        except api.MemError as exc:
+        except MemError as exc:
             expected = exc.message
         try:
-            got: Any = core.parse_count(text)
-        except api.MemError as exc:
+            got: Any = parse_count(text)
+        except MemError as exc:
             got = exc.message
         assert got == expected, text

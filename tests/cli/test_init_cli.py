@@ -30,6 +30,8 @@ def test_init_creates_config_and_notes_that_recall_finds(mem, project: Path, alo
     assert (run.code, run.err) == (0, "")
     assert run.out == (
         f"mem init: created {', '.join(CREATED[:-1])} and {CREATED[-1]} in {project}\n"
+        "mem init: .gitignore and .gitattributes now say what of .bmad/memory stays out of git and how its "
+        "journals merge (docs/git.md)\n"
         "mem init: no assistant detected; `mem adapters list` shows those mem can wire in\n"
     )
     for note in NOTES:

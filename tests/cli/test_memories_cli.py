@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from mem_core.memories import api
+from mem_core.memories import service
 from tests.conftest import NOW
 from tests.core.test_memories_context import EXPECTED, MIND, store_set
 from tests.humans import signer_for
@@ -38,7 +38,7 @@ def test_remember_text_output(mem, project: Path, now: str) -> None:
     run = mem("remember", "project", "synapse_status", "v1.5.0", "deployed", "--tag", "Synapse,deployment",
               "--priority", "high", "--expires", "7d", *d)  # fmt: skip
     assert run.code == 0 and run.err == ""
-    memory_id = api.list_memories(directory=str(project)).memories[0].id
+    memory_id = service.list_memories(directory=str(project)).memories[0].id
     assert run.out == (
         f"mem remember: created project/synapse_status ({memory_id}) in mind default, project store\n"
         "  priority=high source=agent verified=false confidence=0.7 expires=2026-11-12T12:00:00.000Z "
@@ -58,7 +58,7 @@ def test_remember_text_output(mem, project: Path, now: str) -> None:
 def test_remember_json_output_is_the_memory_and_created(mem, project: Path, now: str) -> None:
     run = mem("remember", "fact", "office_city", "Büro in Berlin", "--tag", "berlin", "--mind", MIND, "--json",
               "-d", str(project))  # fmt: skip
-    memory = api.list_memories(mind=MIND, directory=str(project)).memories[0]
+    memory = service.list_memories(mind=MIND, directory=str(project)).memories[0]
     assert run.out == (
         "{\n"
         '  "memory": {\n'
@@ -89,9 +89,9 @@ def test_remember_json_output_is_the_memory_and_created(mem, project: Path, now:
 
 
 def test_memories_text_output_lists_searches_and_shows_expiry(mem, project: Path, now: str) -> None:
-    user_name = api.remember("identity", "user_name", "Michael Schäfer", tags=["person", "identity"],
+    user_name = service.remember("identity", "user_name", "Michael Schäfer", tags=["person", "identity"],
                              priority="critical", as_user=True, signer=signer_for(project), directory=str(project)).memory  # fmt: skip
-    meeting = api.remember("context", "meeting_topic", "Discussing Q3 roadmap", expires="2026-11-05T11:00:00Z",
+    meeting = service.remember("context", "meeting_topic", "Discussing Q3 roadmap", expires="2026-11-05T11:00:00Z",
                            directory=str(project), now="2026-11-01T00:00:00.000Z").memory  # fmt: skip
     d = ["-d", str(project)]
     assert mem("memories", *d).out == (
@@ -123,10 +123,10 @@ def test_memories_text_output_lists_searches_and_shows_expiry(mem, project: Path
 
 
 def test_memories_json_and_filters(mem, project: Path, now: str) -> None:
-    api.remember("project", "swarm_setup", "Docker swarm on three nodes", tags=["docker"], priority="high",
+    service.remember("project", "swarm_setup", "Docker swarm on three nodes", tags=["docker"], priority="high",
                  directory=str(project))  # fmt: skip
-    api.remember("note", "k8s", "Maybe leave swarm for kubernetes", tags=["k8s"], directory=str(project))
-    api.remember("preference", "style", "concise", as_user=True, signer=signer_for(project), directory=str(project))
+    service.remember("note", "k8s", "Maybe leave swarm for kubernetes", tags=["k8s"], directory=str(project))
+    service.remember("preference", "style", "concise", as_user=True, signer=signer_for(project), directory=str(project))
     d = ["-d", str(project), "--json"]
 
     def keys(*args: str) -> list[str]:
@@ -148,7 +148,7 @@ def test_memories_json_and_filters(mem, project: Path, now: str) -> None:
 
 
 def test_forget_and_verify_outputs(mem, project: Path, now: str) -> None:
-    stored = api.remember("fact", "k", "v", as_user=True, signer=signer_for(project), directory=str(project)).memory
+    stored = service.remember("fact", "k", "v", as_user=True, signer=signer_for(project), directory=str(project)).memory
     d = ["-d", str(project)]
     assert mem("verify", "fact/k", *d).out == (
         f"mem verify: fact/k ({stored.id}) was already verified (mind default, project store) [signed]\n"
@@ -161,12 +161,12 @@ def test_forget_and_verify_outputs(mem, project: Path, now: str) -> None:
         "mem forget: only a trusted human key proves a human here (trusted: ada) and none of their private keys "
         "is on this machine (mem human init); nothing was deleted.\n"
     )
-    assert api.forget("fact/k", directory=str(project), signer=signer_for(project)).memory.id == stored.id
-    agent = api.remember("fact", "k", "agent's note", directory=str(project)).memory
+    assert service.forget("fact/k", directory=str(project), signer=signer_for(project)).memory.id == stored.id
+    agent = service.remember("fact", "k", "agent's note", directory=str(project)).memory
     assert (
         mem("forget", "fact/k", *d).out == f"mem forget: forgot fact/k ({agent.id}) from mind default, project store\n"
     )
-    again = api.remember("fact", "k", "v", directory=str(project)).memory
+    again = service.remember("fact", "k", "v", directory=str(project)).memory
     assert json.loads(mem("forget", again.id, "--json", *d).out) == {"forgotten": again.to_json()}
     gone = mem("forget", "fact/k", *d)
     assert (gone.code, gone.out, gone.err) == (
@@ -231,7 +231,7 @@ REFUSED = [
 def test_refusals_have_their_message_exit_1_and_change_nothing(
     mem, project: Path, now: str, args: list[str], message: str
 ) -> None:
-    api.remember("fact", "k", "the original", directory=str(project))
+    service.remember("fact", "k", "the original", directory=str(project))
     before = dump(project / DB)
     run = mem(*args, "-d", str(project))
     assert (run.code, run.out, run.err) == (1, "", message + "\n")
@@ -339,7 +339,7 @@ def test_anything_but_yes_on_the_terminal_stores_nothing(project: Path, now: str
 
 @pytest.mark.slow
 def test_verify_after_yes_on_the_terminal(project: Path, now: str) -> None:
-    stored = api.remember("project", "synapse_status", "v1.5.0 deployed", directory=str(project)).memory
+    stored = service.remember("project", "synapse_status", "v1.5.0 deployed", directory=str(project)).memory
     code, text, err = on_terminal(["verify", "project/synapse_status", "-d", str(project)], b"y\n", project)
     assert (code, err) == (0, "")
     assert text == (
@@ -350,13 +350,13 @@ def test_verify_after_yes_on_the_terminal(project: Path, now: str) -> None:
         f"mem verify: verified project/synapse_status ({stored.id}) in mind default, project store "
         "[terminal confirmation]\n"
     )
-    verified = api.list_memories(directory=str(project)).memories[0]
+    verified = service.list_memories(directory=str(project)).memories[0]
     assert (verified.verified, verified.verification) == (True, "terminal")
 
 
 @pytest.mark.slow
 def test_verify_declined_on_the_terminal_changes_nothing(project: Path, now: str) -> None:
-    api.remember("fact", "k", "v", directory=str(project))
+    service.remember("fact", "k", "v", directory=str(project))
     before = dump(project / DB)
     code, _, err = on_terminal(["verify", "fact/k", "-d", str(project)], b"n\n", project)
     assert (code, err) == (1, "mem verify: Not confirmed; nothing was changed.\n")
@@ -365,7 +365,7 @@ def test_verify_declined_on_the_terminal_changes_nothing(project: Path, now: str
 
 @pytest.mark.slow
 def test_the_question_is_asked_on_the_terminal_even_with_stdout_piped(project: Path, now: str) -> None:
-    api.remember("fact", "k", "v", directory=str(project))
+    service.remember("fact", "k", "v", directory=str(project))
     code, text, err = on_terminal(["verify", "fact/k", "-d", str(project)], b"yes\n", project, stdout_tty=False)
     assert (code, err) == (0, "")
     assert "Type 'yes' to confirm: yes\n" in text and text.endswith("[terminal confirmation]\n")

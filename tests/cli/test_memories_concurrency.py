@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mem_core.memories import api
+from mem_core.memories import service
 from tests.conftest import NOW
 
 pytestmark = pytest.mark.slow
@@ -28,7 +28,7 @@ SHARED_EVERY = 10
 #: the one shared key; exit code = number of failures
 WORKER = """
 import sys
-from mem_core.memories.api import remember
+from mem_core.memories.service import remember
 from mem_core.kernel import Kernel
 
 worker, project, start, stores, every = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
@@ -67,26 +67,26 @@ def test_eight_processes_storing_at_once_lose_nothing(project: Path, tmp_path: P
     outcomes = [(p.wait(timeout=600), p.communicate()) for p in procs]
     assert [(code, err.decode()) for code, (_, err) in outcomes] == [(0, "")] * WORKERS
 
-    listed = api.list_memories(directory=str(project))
+    listed = service.list_memories(directory=str(project))
     facts = {m.key: m for m in listed.memories if m.category == "fact"}
     assert len(facts) == WORKERS * STORES and len(listed.memories) == WORKERS * STORES + 1
     for w in range(WORKERS):
         for i in range(STORES):
             memory = facts[f"w{w}_m{i}"]
             assert (memory.content, memory.tags) == (f"worker {w} memory {i} token{w}x{i}", [f"w{w}"])
-            found = api.search_memories(f"token{w}x{i}", directory=str(project)).memories
+            found = service.search_memories(f"token{w}x{i}", directory=str(project)).memories
             # the token, and the longer tokens it starts (token1x1 also finds token1x10 …)
             assert memory.id in [m.id for m in found]
             assert all(f"token{w}x{i}" in m.content for m in found)
-    assert len(api.list_memories(tag="w3", directory=str(project)).memories) == STORES
+    assert len(service.list_memories(tag="w3", directory=str(project)).memories) == STORES
 
-    shared = api.memory_history("note/shared", directory=str(project)).entries
+    shared = service.memory_history("note/shared", directory=str(project)).entries
     writes = WORKERS * (STORES // SHARED_EVERY)
     assert [e.action for e in shared] == ["create"] + ["update"] * (writes - 1)
     assert sorted(e.memory.content for e in shared) == sorted(
         f"written by worker {w} at {i}" for w in range(WORKERS) for i in range(0, STORES, SHARED_EVERY)
     )
-    assert api.list_memories(category="note", directory=str(project)).memories[0].content == shared[-1].memory.content
+    assert service.list_memories(category="note", directory=str(project)).memories[0].content == shared[-1].memory.content
 
     db = project / ".bmad" / "memory" / "memories.sqlite3"
     with closing(sqlite3.connect(db)) as conn:
@@ -132,6 +132,6 @@ def race_remember_on_one_key(project: Path, workers: int, env: dict[str, str] | 
 
 def test_real_mem_processes_racing_on_one_key_make_one_memory(project: Path, now: str) -> None:
     race_remember_on_one_key(project, WORKERS)
-    history = api.memory_history("project/status", directory=str(project)).entries
+    history = service.memory_history("project/status", directory=str(project)).entries
     assert sorted(e.memory.content for e in history) == [f"version {n}" for n in range(WORKERS)]
-    assert [m.created_at for m in api.list_memories(directory=str(project)).memories] == [NOW]
+    assert [m.created_at for m in service.list_memories(directory=str(project)).memories] == [NOW]

@@ -13,8 +13,9 @@ import pytest
 
 from mem_core.errors import MemError
 from mem_core.humans.keys import HumanKey
-from mem_core.memories import api, lifecycle
+from mem_core.memories import service
 from mem_core.memories.records import FIELDS
+from mem_core.memories.results import Memory
 from mem_core.memories.transfer import SIGNATURE_FIELDS, export_memories, import_memories
 from mem_core.memories.trust import sign, terminal_signature
 from mem_plugins.stores.postgres import DSN_ENV, MARKER
@@ -30,16 +31,16 @@ def fill(project: Path) -> None:
     """Memories with every kind of history: updated, verified, stated by the
     user, restored, forgotten, in two minds, one expired."""
     d = str(project)
-    api.remember("project", "status", "v1.4.0", tags=["release"], priority="high", directory=d)
-    api.remember("project", "status", "v1.5.0 — München", directory=d, now=LATER)
-    api.verify("project/status", signer=signer_for(d), directory=d)
-    api.remember("identity", "user_name", "Ada Lovelace", as_user=True, signer=signer_for(d), directory=d)
-    api.remember("note", "todo", "- first item", mind="Michael's Mind", directory=d)
-    api.remember("note", "todo", "- second item", mind="Michael's Mind", directory=d)
-    lifecycle.restore("note/todo", 1, mind="Michael's Mind", directory=d, now=LATER)
-    api.remember("context", "meeting", "Q3 roadmap", expires="2026-11-01", directory=d)
-    api.remember("fact", "gone", "forgotten soon", directory=d)
-    api.forget("fact/gone", directory=d, now=LATER)
+    service.remember("project", "status", "v1.4.0", tags=["release"], priority="high", directory=d)
+    service.remember("project", "status", "v1.5.0 — München", directory=d, now=LATER)
+    service.verify("project/status", signer=signer_for(d), directory=d)
+    service.remember("identity", "user_name", "Ada Lovelace", as_user=True, signer=signer_for(d), directory=d)
+    service.remember("note", "todo", "- first item", mind="Michael's Mind", directory=d)
+    service.remember("note", "todo", "- second item", mind="Michael's Mind", directory=d)
+    service.restore("note/todo", 1, mind="Michael's Mind", directory=d, now=LATER)
+    service.remember("context", "meeting", "Q3 roadmap", expires="2026-11-01", directory=d)
+    service.remember("fact", "gone", "forgotten soon", directory=d)
+    service.forget("fact/gone", directory=d, now=LATER)
 
 
 def lines(text: str) -> list[dict]:
@@ -91,20 +92,20 @@ def test_import_copies_everything_is_idempotent_and_never_verifies_from_the_file
         "imported": 5, "forgotten": 1, "already": 0, "different": 0, "signatures": 2, "unverified": 2,
         "store": "project", "location": str(other / ".bmad" / "memory" / FILE),
     }  # fmt: skip
-    copied = {m.ref: m for m in api.list_memories(directory=str(other), include_expired=True).memories}
-    original = {m.ref: m for m in api.list_memories(directory=str(project), include_expired=True).memories}
+    copied = {m.ref: m for m in service.list_memories(directory=str(other), include_expired=True).memories}
+    original = {m.ref: m for m in service.list_memories(directory=str(project), include_expired=True).memories}
     assert set(copied) == {"project/status", "identity/user_name", "context/meeting"}
     trust = ("verified", "verification", "source")
     for ref, memory in copied.items():
-        assert memory.model_copy(update={name: getattr(original[ref], name) for name in trust}) == original[ref]
+        assert Memory({**memory.record, **{name: getattr(original[ref], name) for name in trust}}) == original[ref]
         assert memory.verified is False  # no key trusted there proves it
     assert (copied["identity/user_name"].source, copied["identity/user_name"].verification) == (
         "agent", "signature-invalid",
     )  # fmt: skip
     kept = {e["key"]: e for e in lines(export_memories(directory=str(other)).text)}
     assert kept["user_name"]["source"] == "user"  # the source claimed is kept; reads as the signatures say
-    assert api.memory_history("note/todo", mind="Michael's Mind", directory=str(other)).to_json() == (
-        api.memory_history("note/todo", mind="Michael's Mind", directory=str(project)).to_json()
+    assert service.memory_history("note/todo", mind="Michael's Mind", directory=str(other)).to_json() == (
+        service.memory_history("note/todo", mind="Michael's Mind", directory=str(project)).to_json()
     )
     gone = export_memories(directory=str(project)).text.splitlines()[-1]
     assert json.loads(gone)["id"] in export_memories(directory=str(other)).text  # the tombstone too
@@ -119,7 +120,7 @@ def test_import_copies_everything_is_idempotent_and_never_verifies_from_the_file
     humans = other / ".bmad" / "memory" / "humans"
     humans.mkdir()
     (humans / "ada.pub").write_bytes((project / ".bmad" / "memory" / "humans" / "ada.pub").read_bytes())
-    trusted = {m.ref: m for m in api.list_memories(directory=str(other), include_expired=True).memories}
+    trusted = {m.ref: m for m in service.list_memories(directory=str(other), include_expired=True).memories}
     assert trusted == original  # the same key trusted there: the imported signatures prove the same
 
 
@@ -150,9 +151,9 @@ def test_a_forged_verified_field_does_not_verify(mem, project: Path, now: str, t
     source.write_text(json.dumps(item) + "\n", encoding="utf-8")
     result = import_memories(str(source), directory=str(project))
     assert (result.imported, result.unverified, result.signatures) == (1, 1, 3)
-    memory = api.list_memories(directory=str(project)).memories[0]
+    memory = service.list_memories(directory=str(project)).memories[0]
     assert (memory.source, memory.verified, memory.verification) == ("agent", False, "signature-invalid")
-    assert api.context_summary(directory=str(project)).text.splitlines()[3] == (
+    assert service.context_summary(directory=str(project)).text.splitlines()[3] == (
         "[001] identity (CRITICAL) [unverified (signature invalid)]"
     )
 
@@ -215,12 +216,12 @@ def test_a_bad_line_is_named_and_nothing_is_imported(
     mem, project: Path, now: str, tmp_path: Path, change, message
 ) -> None:
     (tmp_path / "src").mkdir()
-    api.remember("fact", "a", "one", directory=str(tmp_path / "src"))
-    api.remember("fact", "b", "two", directory=str(tmp_path / "src"))
+    service.remember("fact", "a", "one", directory=str(tmp_path / "src"))
+    service.remember("fact", "b", "two", directory=str(tmp_path / "src"))
     good, second = export_memories(directory=str(tmp_path / "src")).text.splitlines()
     source = tmp_path / "bad.jsonl"
     source.write_bytes((good + "\n" + change(json.loads(second)) + "\n").encode("utf-8", "surrogateescape"))
-    api.remember("note", "kept", "as it is", directory=str(project))
+    service.remember("note", "kept", "as it is", directory=str(project))
     before = tree_bytes(project)
     run = mem("memories", "import", str(source), "-d", str(project))
     assert (run.code, run.out, run.err) == (1, "", f"mem memories: {source} {message}\n")
@@ -232,11 +233,11 @@ def test_an_import_whose_key_is_taken_by_another_memory_changes_nothing(
 ) -> None:
     source_project = tmp_path / "src"
     source_project.mkdir()
-    api.remember("fact", "a", "one", directory=str(source_project))
-    api.remember("fact", "b", "two", directory=str(source_project))
+    service.remember("fact", "a", "one", directory=str(source_project))
+    service.remember("fact", "b", "two", directory=str(source_project))
     source = tmp_path / "memories.jsonl"
     source.write_text(export_memories(directory=str(source_project)).text, encoding="utf-8")
-    taken = api.remember("fact", "b", "mine", directory=str(project)).memory
+    taken = service.remember("fact", "b", "mine", directory=str(project)).memory
     before = tree_bytes(project)
     run = mem("memories", "import", str(source), "-d", str(project))
     assert run.err == (
@@ -282,9 +283,9 @@ def test_a_signed_memory_exported_and_imported_into_postgres_reads_verified_unti
     again: the same key trusted there proves the same memories, and one
     content byte changed in the file makes that memory read unverified."""
     d = str(project)
-    api.remember("fact", "db", "sqlite", directory=d)
-    api.verify("fact/db", signer=signer_for(d), directory=d)
-    api.remember("identity", "user_name", "Ada Lovelace", as_user=True, signer=signer_for(d), directory=d)
+    service.remember("fact", "db", "sqlite", directory=d)
+    service.verify("fact/db", signer=signer_for(d), directory=d)
+    service.remember("identity", "user_name", "Ada Lovelace", as_user=True, signer=signer_for(d), directory=d)
     exported = export_memories(directory=d).text
     assert [len(e["signatures"]) for e in lines(exported)] == [1, 1]
     env = {"MEM_STORE": "postgres", DSN_ENV: pg_dsn}
@@ -361,7 +362,7 @@ def test_migrate_refusals_change_nothing(mem, project: Path, now: str, tmp_path:
     d = ["-d", str(project)]
     empty = mem("memories", "migrate", "--to", "postgres", *d, env={DSN_ENV: pg_dsn})
     assert empty.err.startswith("mem memories: the project store has no memories yet")
-    api.remember("fact", "nul", "a\x00b", directory=str(project))  # PostgreSQL cannot hold it
+    service.remember("fact", "nul", "a\x00b", directory=str(project))  # PostgreSQL cannot hold it
     before = tree_bytes(project)
     for to, env, message in (
         ("oracle", {DSN_ENV: pg_dsn}, "--to must be one of: sqlite, postgres (got 'oracle')"),
@@ -377,7 +378,7 @@ def test_migrate_the_user_store_switches_the_user_config(
     mem, project: Path, now: str, tmp_path: Path, pg_dsn: str
 ) -> None:
     env = {DSN_ENV: pg_dsn}
-    api.remember("preference", "style", "concise answers", user=True, directory=str(project))
+    service.remember("preference", "style", "concise answers", user=True, directory=str(project))
     run = mem("memories", "migrate", "--to", "postgres", "--user", "--json", "-d", str(project), env=env)
     assert run.code == 0, run.out + run.err
     result = json.loads(run.out)

@@ -155,7 +155,13 @@ def test_recall_scope_all(tmp_path: Path, mem_process, now: str, index: str) -> 
     lines = run.out.splitlines()
     assert lines[0] == 'mem recall: 5 match(es) for "cache" (scope: all)'
     headers = [line for line in lines[1:] if line.startswith("  ") and not line.startswith("     ")]
-    assert sorted(h.split("(project: ")[1] for h in headers) == ["alpha)", "beta)", "beta)", "brain)", "here)"]
+    assert sorted(h.split(" (")[-1] for h in headers) == [
+        "brain)",
+        "project: alpha)",
+        "project: beta)",
+        "project: beta)",
+        "project: here)",
+    ]
     data = json.loads(mem_process("recall", "cache", "--scope", "all", "--json", "-d", str(here), env=env).out)
     assert data["scope"] == "all" and data["count"] == 5
     by_ref = {r["ref"]: r for r in data["results"]}

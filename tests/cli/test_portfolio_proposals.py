@@ -83,6 +83,11 @@ def test_proposals(tmp_path: Path, mem_process, now: str) -> None:
     (brain / "memory" / "lessons.md").write_text("### Cache contract\nPreserve false and zero cache values.\n")
     assert mem_process("portfolio", "brain", str(brain)).code == 0
     assert json.loads(mem_process("portfolio", "proposals", "--json").out)["proposals"][0]["inBrain"] is True
+    held = mem_process("portfolio", "proposals")  # the text proposes only what the brain lacks
+    assert held.out.splitlines() == [
+        "mem portfolio proposals: none new (every lesson backed in two or more projects is in the brain)",
+        "  in the brain already (same text): § Cache contract",
+    ]
     # one project's lesson text changes: its receipt is stale, one project is left, nothing is proposed
     shop_lessons = a / ".agents" / "memory" / "lessons.md"
     shop_lessons.write_text(SHARED.replace("Preserve", "Keep"))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from mem_core.memories import api
+from mem_core.memories import service
 from mem_plugins.stores.postgres import DSN_ENV, MARKER, SCHEMA_VERSION
 from tests.cli.test_memories_concurrency import race_remember_on_one_key
 from tests.conftest import NOW, tree_bytes
@@ -208,21 +208,21 @@ def test_four_processes_storing_at_once_on_a_new_database_lose_nothing(mem, proj
     with pytest.MonkeyPatch.context() as m:
         for key, value in env.items():
             m.setenv(key, value)
-        listed = api.list_memories(directory=str(project))
+        listed = service.list_memories(directory=str(project))
         facts = {memory.key: memory for memory in listed.memories if memory.category == "fact"}
         assert len(facts) == WORKERS * STORES and len(listed.memories) == WORKERS * STORES + 1
         for w in range(WORKERS):
             for i in range(STORES):
                 memory = facts[f"w{w}_m{i}"]
                 assert (memory.content, memory.tags) == (f"worker {w} memory {i} token{w}x{i}", [f"w{w}"])
-            assert len(api.list_memories(tag=f"w{w}", directory=str(project)).memories) == STORES
+            assert len(service.list_memories(tag=f"w{w}", directory=str(project)).memories) == STORES
         for w, i in [(0, 0), (1, 17), (2, 33), (3, 49)]:
-            found = api.search_memories(f"token{w}x{i}", directory=str(project)).memories
+            found = service.search_memories(f"token{w}x{i}", directory=str(project)).memories
             # the token, and the longer tokens it starts (token1x1 also finds token1x10 …)
             assert facts[f"w{w}_m{i}"].id in [memory.id for memory in found]
             assert all(f"token{w}x{i}" in memory.content for memory in found)
 
-        shared = api.memory_history("note/shared", directory=str(project)).entries
+        shared = service.memory_history("note/shared", directory=str(project)).entries
         writes = WORKERS * (STORES // SHARED_EVERY)
         assert [e.action for e in shared] == ["create"] + ["update"] * (writes - 1)
         assert sorted(e.memory.content for e in shared) == sorted(
@@ -247,7 +247,7 @@ def test_real_mem_processes_racing_on_one_key_make_one_memory(project: Path, dsn
     with pytest.MonkeyPatch.context() as m:
         m.setenv("MEM_STORE", "postgres")
         m.setenv(DSN_ENV, dsn)
-        history = api.memory_history("project/status", directory=str(project)).entries
+        history = service.memory_history("project/status", directory=str(project)).entries
     assert sorted(e.memory.content for e in history) == [f"version {n}" for n in range(8)]
 
 
@@ -261,12 +261,12 @@ def test_signatures_are_checked_on_postgres_too(
     own = new_database_dsn()
     monkeypatch.setenv("MEM_STORE", "postgres")
     monkeypatch.setenv(DSN_ENV, own)
-    said = api.remember("identity", "user_name", "Ada Lovelace", as_user=True, signer=signer, directory=str(project))
+    said = service.remember("identity", "user_name", "Ada Lovelace", as_user=True, signer=signer, directory=str(project))
     assert (said.memory.source, said.memory.verification) == ("user", "signed")
-    api.remember("fact", "boss", "Agent is the boss", directory=str(project))
+    service.remember("fact", "boss", "Agent is the boss", directory=str(project))
     with psycopg.connect(own) as conn:
         conn.execute("UPDATE mem_memories SET verified = true, source = 'user' WHERE key = 'boss'")
-    memories = {m.key: m for m in api.list_memories(directory=str(project)).memories}
+    memories = {m.key: m for m in service.list_memories(directory=str(project)).memories}
     assert (memories["user_name"].verified, memories["boss"].verified, memories["boss"].source) == (
         True,
         False,
@@ -274,5 +274,5 @@ def test_signatures_are_checked_on_postgres_too(
     )
     with psycopg.connect(own) as conn:
         conn.execute("UPDATE mem_memories SET content = 'Mallory' WHERE key = 'user_name'")
-    memory = api.list_memories(directory=str(project), category="identity").memories[0]
+    memory = service.list_memories(directory=str(project), category="identity").memories[0]
     assert (memory.verified, memory.source, memory.verification) == (False, "agent", "signature-invalid")

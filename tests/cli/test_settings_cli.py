@@ -178,3 +178,48 @@ def test_two_stores_in_one_directory_are_refused_without_a_choice(mem, repo: Pat
         "`mem config set store NAME` (or MEM_STORE)\n"
     )
     assert mem("memories", "-d", str(repo), env={"MEM_STORE": "sqlite"}).code == 0
+
+
+# -- settings that are checked ------------------------------------------------
+
+
+def test_config_set_refuses_a_value_no_plugin_registers_and_doctor_reports_one(mem, repo: Path) -> None:
+    from mem_core.kernel import Kernel
+
+    rankers = Kernel().rankers.names()
+    assert mem("init", "-d", str(repo)).code == 0
+    path = repo / PROJECT_CONFIG
+    before = tree_bytes(repo)
+    refused = mem("config", "set", "recall_ranking", "nonsense", "-d", str(repo))
+    assert (refused.code, refused.out) == (1, "")
+    assert refused.err == f"mem config: recall_ranking must be one of {', '.join(rankers)} (got 'nonsense')\n"
+    assert "bm25" in refused.err and tree_bytes(repo) == before  # nothing written
+    assert mem("config", "set", "store", "mongo", "-d", str(repo)).err.startswith(
+        "mem config: store must be one of sqlite, postgres"
+    )
+
+    # set in place of the template's commented default line; unset brings the line back
+    template = path.read_text()
+    assert mem("config", "set", "recall_ranking", "bm25", "-d", str(repo)).code == 0
+    assert path.read_text() == template.replace('# recall_ranking = "lexical"', 'recall_ranking = "bm25"')
+    unset = mem("config", "unset", "recall_ranking", "-d", str(repo))
+    assert unset.out == f"mem config: unset recall_ranking in {path}\n"
+    assert path.read_text() == template
+    again = mem("config", "unset", "recall_ranking", "-d", str(repo))
+    assert again.out == f"mem config: recall_ranking is not set in {path}; nothing changed\n"
+    assert mem("config", "unset", "colour", "-d", str(repo)).err.startswith("mem config: unknown key 'colour'")
+    user = mem("config", "unset", "debug", "--user", "--json", cwd=repo)
+    assert json.loads(user.out) == {"key": "debug", "file": os.environ["MEM_USER_CONFIG"], "changed": False}
+
+    # a value written by another tool (or an older mem): every recall fails, and doctor says so
+    path.write_text(template + 'recall_ranking = "nonsense"\n')
+    recall = mem("recall", "x", "-d", str(repo))
+    assert recall.code == 1 and "bm25" in recall.err
+    doctor = mem("doctor", "-d", str(repo))
+    assert doctor.code == 1
+    assert (
+        f"error settings: recall_ranking must be one of {', '.join(rankers)} (got 'nonsense'), from {path}: "
+        "commands that use it fail; `mem config unset recall_ranking`\n"
+    ) in doctor.out
+    assert mem("config", "unset", "recall_ranking", "-d", str(repo)).code == 0
+    assert "ok    settings: every value usable\n" in mem("doctor", "-d", str(repo)).out

@@ -1,5 +1,5 @@
 """``mem context`` reads only the blocks its budget can reach
-(mem_core.memories.core._fitted): the same text, counts and cut as building
+(mem_core.memories.summary.fit_summary): the same text, counts and cut as building
 every block and fitting them (mem_core.brief.budget.fit), for random stores,
 budgets and limits."""
 
@@ -12,8 +12,10 @@ import pytest
 
 from mem_core.brief.budget import Section, fit
 from mem_core.brief.tokens import estimate_tokens
-from mem_core.memories import core
-from mem_core.memories.records import CATEGORIES, FIELDS, PRIORITIES, MemoryFilter
+from mem_core.memories import service, summary
+from mem_core.memories.kinds import CATEGORIES, PRIORITIES
+from mem_core.memories.records import FIELDS, MemoryFilter
+from mem_core.memories.results import Memory
 from mem_plugins.stores.sqlite import SqliteStore
 
 NOW = "2026-11-05T12:00:00.000Z"
@@ -45,15 +47,15 @@ def _store(directory: Path, count: int, rng: random.Random) -> None:
 def _expected(directory: Path, budget: int, limit: int | None) -> tuple[str, int, int]:
     """(text, blocks shown, omitted) as built from every memory."""
     with SqliteStore.open_read_only(str(directory)) as store:
-        records = core.judge(store, store.query(MemoryFilter(now=NOW, mind_id="default")), None)
-    views = [core.MemoryView(r) for r in records]
+        records = service.judge(store, store.query(MemoryFilter(now=NOW, mind_id="default")), None)
+    views = [Memory(r) for r in records]
     total = len(views)
     shown = views if limit is None else views[:limit]
-    text = core.summary_text("default", total, 0, total, shown)
+    text = summary.summary_text("default", total, 0, total, shown)
     if estimate_tokens(text) <= budget:
         return text, len(shown), 0
-    head = core.summary_head("default", total, 0, total)
-    blocks = ["\n" + core.summary_block(n, v) for n, v in enumerate(shown, 1)]
+    head = summary.summary_head("default", total, 0, total)
+    blocks = ["\n" + summary.summary_block(n, v) for n, v in enumerate(shown, 1)]
     fitted = fit(head, [Section("memories", "", blocks, hint="mem memories")], budget)
     kept = fitted.kept["memories"]
     return fitted.text.lstrip("\n"), kept, len(blocks) - kept
@@ -69,7 +71,7 @@ def test_the_streamed_summary_is_the_fitted_one(tmp_path: Path, monkeypatch: pyt
     for _ in range(25):
         budget = rng.choice([0, 1, 5, 20, 40, 80, 150, 400, 1500, 5000, 100000])
         limit = rng.choice([None, None, 0, 1, 2, 10, 500])
-        summary = core.context_plain(directory=str(project), budget=budget, limit=limit, now=NOW)
+        summary = service.context_summary(directory=str(project), budget=budget, limit=limit, now=NOW)
         assert (summary.text, len(summary.memories), summary.omitted) == _expected(
             project / ".bmad" / "memory", budget, limit
         ), (budget, limit)
@@ -91,7 +93,7 @@ def test_context_stops_reading_within_its_budget(tmp_path: Path, monkeypatch: py
             yield record
 
     monkeypatch.setattr(SqliteStore, "iter_query", counting)
-    summary = core.context_plain(directory=str(project), budget=1500, now=NOW)
+    summary = service.context_summary(directory=str(project), budget=1500, now=NOW)
     assert summary.total > 1000 and 0 < len(summary.memories) < read < 400
     assert summary.text.endswith(f"… {summary.omitted} more: mem memories")
 
@@ -107,7 +109,7 @@ def test_the_joined_estimate_is_the_estimate_of_the_joined_text() -> None:
         tail = rng.choice(["", f"… {rng.randint(1, 500)} more: mem memories"])
         for with_head in (True, False):
             text = "\n".join([*(head if with_head else []), *items, *([tail] if tail else [])])
-            parts = core._joined_tokens(
+            parts = summary.joined_tokens(
                 estimate_tokens("\n".join(head)) if with_head else None, [estimate_tokens(i) for i in items], tail
             )
             assert parts == estimate_tokens(text), text
@@ -120,7 +122,7 @@ def test_every_budget_cuts_as_fit_cuts(tmp_path: Path, monkeypatch: pytest.Monke
     _store(project / ".bmad" / "memory", 12, random.Random(4))
     monkeypatch.setenv("MEM_USER_DIR", str(tmp_path / "user"))
     for budget in range(0, 900, 3):
-        summary = core.context_plain(directory=str(project), budget=budget, now=NOW)
+        summary = service.context_summary(directory=str(project), budget=budget, now=NOW)
         assert (summary.text, len(summary.memories), summary.omitted) == _expected(
             project / ".bmad" / "memory", budget, None
         ), budget

@@ -12,7 +12,7 @@ import pytest
 from mem_core.errors import MemError
 from mem_core.humans.api import create_human, list_humans, revoke_human
 from mem_core.humans.keys import HumanKey, parse_name, trusted_keys
-from mem_core.memories import api
+from mem_core.memories import service
 from mem_core.memories.trust import payload
 from tests.conftest import tree_bytes
 
@@ -74,7 +74,7 @@ def test_the_user_trust_list_trusts_a_key_in_every_project(project: Path, tmp_pa
     elsewhere.mkdir()
     assert [k.name for k in trusted_keys(str(elsewhere)).values()] == ["ada"]
     key = HumanKey.load("ada", PASSPHRASE)
-    memory = api.remember("fact", "k", "v", as_user=True, signer=key, directory=str(elsewhere)).memory
+    memory = service.remember("fact", "k", "v", as_user=True, signer=key, directory=str(elsewhere)).memory
     assert memory.verification == "signed"
 
 

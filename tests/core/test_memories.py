@@ -1,4 +1,4 @@
-"""The structured-memory API (mem_core.memories.api): the model's fields and
+"""The structured-memory API (mem_core.memories.service): the model's fields and
 defaults, store-or-update by key, history, trust, expiry, validation."""
 
 from __future__ import annotations
@@ -13,8 +13,11 @@ import pytest
 
 from mem_core.errors import MemError
 from mem_core.humans.keys import HumanKey
-from mem_core.memories import api
+from mem_core.humans.proof import NO_HUMAN
+from mem_core.memories import service
 from mem_core.memories.records import FIELDS
+from mem_core.memories.results import Memory
+from mem_core.memories.validate import parse_duration
 from tests.conftest import NOW
 from tests.humans import trusted_key
 
@@ -28,7 +31,7 @@ def dump(path: Path) -> list[str]:
 
 
 def test_an_agent_memory_gets_the_spec_defaults(project: Path, now: str) -> None:
-    result = api.remember("fact", "office_city", "  Berlin office  ", directory=str(project))
+    result = service.remember("fact", "office_city", "  Berlin office  ", directory=str(project))
     data = result.to_json()
     assert list(data) == ["memory", "created"] and data["created"] is True
     memory = data["memory"]
@@ -55,8 +58,8 @@ def test_an_agent_memory_gets_the_spec_defaults(project: Path, now: str) -> None
 
 
 def test_storing_the_same_key_again_updates_and_the_history_keeps_the_old_value(project: Path, now: str) -> None:
-    first = api.remember("project", "synapse_status", "v1.4.0 deployed", priority="high", directory=str(project))
-    second = api.remember(
+    first = service.remember("project", "synapse_status", "v1.4.0 deployed", priority="high", directory=str(project))
+    second = service.remember(
         "project", "synapse_status", "v1.5.0 deployed", priority="high", tags=["Synapse"], directory=str(project),
         now=LATER,
     )  # fmt: skip
@@ -64,9 +67,9 @@ def test_storing_the_same_key_again_updates_and_the_history_keeps_the_old_value(
     assert second.memory.id == first.memory.id
     assert second.memory.content == "v1.5.0 deployed" and second.memory.tags == ["synapse"]
     assert second.memory.created_at == NOW and second.memory.updated_at == LATER
-    listed = api.list_memories(directory=str(project), now=LATER)
+    listed = service.list_memories(directory=str(project), now=LATER)
     assert [m.content for m in listed.memories] == ["v1.5.0 deployed"]
-    history = api.memory_history("project/synapse_status", directory=str(project))
+    history = service.memory_history("project/synapse_status", directory=str(project))
     assert [(e.action, e.at, e.memory.content) for e in history.entries] == [
         ("create", NOW, "v1.4.0 deployed"),
         ("update", LATER, "v1.5.0 deployed"),
@@ -74,58 +77,58 @@ def test_storing_the_same_key_again_updates_and_the_history_keeps_the_old_value(
 
 
 def test_an_update_keeps_what_it_does_not_mention(project: Path, now: str) -> None:
-    api.remember("note", "k", "one", tags=["a", "b"], priority="critical", confidence="0.9", expires="2027-01-01",
+    service.remember("note", "k", "one", tags=["a", "b"], priority="critical", confidence="0.9", expires="2027-01-01",
                  directory=str(project))  # fmt: skip
-    updated = api.remember("note", "k", "two", directory=str(project), now=LATER).memory
+    updated = service.remember("note", "k", "two", directory=str(project), now=LATER).memory
     assert (updated.content, updated.tags, updated.priority, updated.confidence, updated.expires_at) == (
         "two", ["a", "b"], "critical", 0.9, "2027-01-01T00:00:00.000Z",
     )  # fmt: skip
     assert updated.updated_at == LATER
-    retagged = api.remember("note", "k", "two", tags=["c"], priority="low", directory=str(project)).memory
+    retagged = service.remember("note", "k", "two", tags=["c"], priority="low", directory=str(project)).memory
     assert (retagged.tags, retagged.priority, retagged.confidence) == (["c"], "low", 0.9)
-    cleared = api.remember("note", "k", "two", no_tags=True, no_expiry=True, directory=str(project)).memory
+    cleared = service.remember("note", "k", "two", no_tags=True, no_expiry=True, directory=str(project)).memory
     assert (cleared.tags, cleared.expires_at, cleared.priority) == ([], None, "low")
-    history = api.memory_history("note/k", directory=str(project)).entries
+    history = service.memory_history("note/k", directory=str(project)).entries
     assert [(e.version, e.action) for e in history] == [(1, "create"), (2, "update"), (3, "update"), (4, "update")]
 
 
 def test_clearing_and_setting_the_same_field_is_refused(project: Path, now: str) -> None:
     with pytest.raises(MemError) as caught:
-        api.remember("note", "k", "one", tags=["a"], no_tags=True, directory=str(project))
+        service.remember("note", "k", "one", tags=["a"], no_tags=True, directory=str(project))
     assert caught.value.message == "--tag and --no-tags cannot be used together"
     with pytest.raises(MemError) as caught:
-        api.remember("note", "k", "one", expires="7d", no_expiry=True, directory=str(project))
+        service.remember("note", "k", "one", expires="7d", no_expiry=True, directory=str(project))
     assert caught.value.message == "--expires and --no-expiry cannot be used together"
     assert not (project / DB).exists()
 
 
 def test_storing_the_same_values_again_writes_nothing(project: Path, now: str) -> None:
-    api.remember("fact", "k", "same", tags=["x"], confidence="0.5", directory=str(project))
+    service.remember("fact", "k", "same", tags=["x"], confidence="0.5", directory=str(project))
     before = dump(project / DB)
-    again = api.remember("fact", "k", "same", tags=["X"], directory=str(project), now=LATER)
+    again = service.remember("fact", "k", "same", tags=["X"], directory=str(project), now=LATER)
     assert (again.created, again.changed) == (False, False)
     assert again.memory.updated_at == NOW and again.memory.confidence == 0.5
     assert dump(project / DB) == before
 
 
 def test_keys_are_unique_per_mind_and_category(project: Path, now: str) -> None:
-    api.remember("fact", "k", "default mind", directory=str(project))
-    api.remember("fact", "k", "other mind", mind="Michael's Mind", directory=str(project))
-    api.remember("note", "k", "other category", directory=str(project))
-    assert [m.content for m in api.list_memories(directory=str(project)).memories] == [
+    service.remember("fact", "k", "default mind", directory=str(project))
+    service.remember("fact", "k", "other mind", mind="Michael's Mind", directory=str(project))
+    service.remember("note", "k", "other category", directory=str(project))
+    assert [m.content for m in service.list_memories(directory=str(project)).memories] == [
         "default mind",
         "other category",
     ]
-    other = api.list_memories(mind="Michael's Mind", directory=str(project)).memories
+    other = service.list_memories(mind="Michael's Mind", directory=str(project)).memories
     assert [(m.content, m.mind_id) for m in other] == [("other mind", "Michael's Mind")]
 
 
 def test_tags_are_lower_cased_split_on_commas_and_de_duplicated(project: Path, now: str) -> None:
-    memory = api.remember("fact", "k", "v", tags=["Docker,SWARM", "docker", " Ops "], directory=str(project)).memory
+    memory = service.remember("fact", "k", "v", tags=["Docker,SWARM", "docker", " Ops "], directory=str(project)).memory
     assert memory.tags == ["docker", "swarm", "ops"]
-    assert [m.key for m in api.list_memories(tag="DOCKER", directory=str(project)).memories] == ["k"]
+    assert [m.key for m in service.list_memories(tag="DOCKER", directory=str(project)).memories] == ["k"]
     with pytest.raises(MemError, match="--tag filters on one tag"):
-        api.list_memories(tag="ops,swarm", directory=str(project))
+        service.list_memories(tag="ops,swarm", directory=str(project))
 
 
 # -- trust ----------------------------------------------------------------------
@@ -134,7 +137,7 @@ def test_tags_are_lower_cased_split_on_commas_and_de_duplicated(project: Path, n
 def test_a_memory_stored_as_the_user_is_signed_and_verified_with_full_confidence(
     project: Path, now: str, signer: HumanKey
 ) -> None:
-    memory = api.remember(
+    memory = service.remember(
         "identity", "user_name", "Michael", as_user=True, signer=signer, directory=str(project)
     ).memory
     assert (memory.source, memory.verified, memory.verification, memory.confidence) == ("user", True, "signed", 1.0)
@@ -148,7 +151,9 @@ def test_the_question_shows_the_whole_content_and_hides_nothing() -> None:
     carriage returns or bidirectional overrides that could disguise it."""
     long = "word " * 40 + "end"
     content = f"{long}\nsafe\x1b[8m hidden\x1b[0m\roverwrite \u202eevil"
-    question = api._describe({"category": "fact", "key": "k", "content": content}, "default\u200b", False)
+    question = service.describe(
+        {"category": "fact", "key": "k", "content": content, "mind_id": "default\u200b"}, "project"
+    )
     assert question == (
         "  fact/k (mind default\\u200b, project store)\n"
         f"  {long}\n"
@@ -158,10 +163,10 @@ def test_the_question_shows_the_whole_content_and_hides_nothing() -> None:
 
 def test_storing_as_the_user_without_a_human_stores_nothing(project: Path, now: str) -> None:
     with pytest.raises(MemError) as caught:
-        api.remember("identity", "user_name", "Michael", as_user=True, interactive=False, directory=str(project))
+        service.remember("identity", "user_name", "Michael", as_user=True, interactive=False, directory=str(project))
     assert (
         caught.value.message
-        == api.NO_TTY["remember"]
+        == NO_HUMAN["remember"]
         == (
             "--as-user needs a human: a signature by a trusted human key, or, where no key is trusted, "
             "a confirmation at a terminal; nothing was stored."
@@ -172,11 +177,11 @@ def test_storing_as_the_user_without_a_human_stores_nothing(project: Path, now: 
 
 def test_a_key_that_is_not_trusted_here_proves_nothing(project: Path, now: str, tmp_path: Path) -> None:
     stranger = trusted_key(tmp_path / "elsewhere", "mallory")  # trusted in another project only
-    api.remember("fact", "k", "v", directory=str(project))
+    service.remember("fact", "k", "v", directory=str(project))
     before = dump(project / DB)
     for call in (
-        lambda: api.verify("fact/k", signer=stranger, directory=str(project)),
-        lambda: api.remember("fact", "k", "w", as_user=True, signer=stranger, directory=str(project)),
+        lambda: service.verify("fact/k", signer=stranger, directory=str(project)),
+        lambda: service.remember("fact", "k", "w", as_user=True, signer=stranger, directory=str(project)),
     ):
         with pytest.raises(MemError) as caught:
             call()
@@ -185,8 +190,8 @@ def test_a_key_that_is_not_trusted_here_proves_nothing(project: Path, now: str, 
 
 
 def test_an_agent_cannot_change_what_a_human_stated(project: Path, now: str, signer: HumanKey) -> None:
-    api.remember("preference", "style", "concise", as_user=True, signer=signer, directory=str(project))
-    same = api.remember("preference", "style", "concise", directory=str(project), now=LATER)
+    service.remember("preference", "style", "concise", as_user=True, signer=signer, directory=str(project))
+    same = service.remember("preference", "style", "concise", directory=str(project), now=LATER)
     assert (same.changed, same.memory.source, same.memory.verified, same.memory.confidence) == (
         False,
         "user",
@@ -200,10 +205,10 @@ def test_an_agent_cannot_change_what_a_human_stated(project: Path, now: str, sig
         {"content": "concise", "priority": "low"},
     ):
         with pytest.raises(MemError) as caught:
-            api.remember("preference", "style", directory=str(project), now=LATER, **change)  # type: ignore[arg-type]
+            service.remember("preference", "style", directory=str(project), now=LATER, **change)  # type: ignore[arg-type]
         assert caught.value.message == "preference/style was stated by a human; only a human can change it"
     assert dump(project / DB) == before
-    changed = api.remember("preference", "style", "verbose", as_user=True, signer=signer, directory=str(project))
+    changed = service.remember("preference", "style", "verbose", as_user=True, signer=signer, directory=str(project))
     assert (changed.changed, changed.memory.source, changed.memory.verified) == (True, "user", True)
     assert changed.memory.verification == "signed"
 
@@ -211,12 +216,12 @@ def test_an_agent_cannot_change_what_a_human_stated(project: Path, now: str, sig
 def test_an_agent_update_of_a_verified_agent_memory_makes_it_unverified(
     project: Path, now: str, signer: HumanKey
 ) -> None:
-    stored = api.remember("fact", "db", "sqlite", confidence="0.8", directory=str(project)).memory
-    assert api.verify(stored.id, signer=signer, directory=str(project)).memory.verified
-    changed = api.remember("fact", "db", "postgres", directory=str(project), now=LATER)
+    stored = service.remember("fact", "db", "sqlite", confidence="0.8", directory=str(project)).memory
+    assert service.verify(stored.id, signer=signer, directory=str(project)).memory.verified
+    changed = service.remember("fact", "db", "postgres", directory=str(project), now=LATER)
     assert (changed.memory.source, changed.memory.verified, changed.memory.confidence) == ("agent", False, 0.8)
     assert changed.memory.verification == "unsigned"  # its signature went with the change
-    history = api.memory_history("fact/db", directory=str(project)).entries
+    history = service.memory_history("fact/db", directory=str(project)).entries
     # every version reads as the memory's signatures say now: none is left
     assert [(e.action, e.memory.content, e.memory.verified) for e in history] == [
         ("create", "sqlite", False),
@@ -228,75 +233,75 @@ def test_an_agent_update_of_a_verified_agent_memory_makes_it_unverified(
 def test_an_agent_update_of_tags_only_makes_a_verified_memory_unverified(
     project: Path, now: str, signer: HumanKey
 ) -> None:
-    api.remember("fact", "k", "v", directory=str(project))
-    assert api.verify("fact/k", signer=signer, directory=str(project)).memory.verified
-    changed = api.remember("fact", "k", "v", tags=["new"], directory=str(project), now=LATER)
+    service.remember("fact", "k", "v", directory=str(project))
+    assert service.verify("fact/k", signer=signer, directory=str(project)).memory.verified
+    changed = service.remember("fact", "k", "v", tags=["new"], directory=str(project), now=LATER)
     assert changed.changed and (changed.memory.verified, changed.memory.verification) == (False, "unsigned")
 
 
 def test_verify_signs_and_keeps_the_rest(project: Path, now: str, signer: HumanKey) -> None:
-    stored = api.remember("fact", "k", "v", confidence="0.4", directory=str(project)).memory
-    result = api.verify(stored.id, signer=signer, directory=str(project), now=LATER)
+    stored = service.remember("fact", "k", "v", confidence="0.4", directory=str(project)).memory
+    result = service.verify(stored.id, signer=signer, directory=str(project), now=LATER)
     assert result.changed
-    assert result.memory == stored.model_copy(update={"verified": True, "verification": "signed"})
+    assert result.memory == Memory({**stored.record, "verified": True, "verification": "signed"})
     assert result.to_json() == {
         "memory": {**stored.to_json(), "verified": True, "verification": "signed"},
         "changed": True,
     }
-    again = api.verify("fact/k", interactive=False, directory=str(project))
+    again = service.verify("fact/k", interactive=False, directory=str(project))
     assert again.changed is False  # nothing to prove: it reads verified
-    history = api.memory_history(stored.id, directory=str(project)).entries
+    history = service.memory_history(stored.id, directory=str(project)).entries
     assert [(e.action, e.at) for e in history] == [("create", NOW), ("verify", LATER)]
 
 
 def test_verify_without_a_human_changes_nothing(project: Path, now: str) -> None:
-    api.remember("fact", "k", "v", directory=str(project))
+    service.remember("fact", "k", "v", directory=str(project))
     before = dump(project / DB)
     with pytest.raises(MemError) as caught:
-        api.verify("fact/k", interactive=False, directory=str(project))
-    assert caught.value.message == api.NO_TTY["verify"]
+        service.verify("fact/k", interactive=False, directory=str(project))
+    assert caught.value.message == NO_HUMAN["verify"]
     assert dump(project / DB) == before
 
 
 def test_verify_refuses_a_memory_that_changed_while_asking(
     project: Path, now: str, signer: HumanKey, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    api.remember("fact", "k", "v", directory=str(project))
-    proven = api.require_human
+    service.remember("fact", "k", "v", directory=str(project))
+    proven = service.require_human
 
     def meanwhile(*args: Any, **kwargs: Any) -> Any:
         proof = proven(*args, **kwargs)
-        api.remember("fact", "k", "changed by an agent meanwhile", directory=str(project))
+        service.remember("fact", "k", "changed by an agent meanwhile", directory=str(project))
         return proof
 
-    monkeypatch.setattr(api, "require_human", meanwhile)
+    monkeypatch.setattr(service, "require_human", meanwhile)
     with pytest.raises(MemError) as caught:
-        api.verify("fact/k", signer=signer, directory=str(project))
+        service.verify("fact/k", signer=signer, directory=str(project))
     assert caught.value.message == "The memory changed while waiting for confirmation; nothing was changed."
-    assert api.list_memories(directory=str(project)).memories[0].verified is False
+    assert service.list_memories(directory=str(project)).memories[0].verified is False
 
 
 def test_no_argument_can_set_verified() -> None:
     import inspect
 
-    for function in (api.remember, api.forget, api.verify, api.context_summary):
+    for function in (service.remember, service.forget, service.verify, service.context_summary):
         # nothing sets verified, and no callback stands in for the human
         assert not {"verified", "confirm", "verification"} & set(inspect.signature(function).parameters)
     with pytest.raises(TypeError):
-        api.remember("fact", "k", "v", verified=True)  # type: ignore[call-arg]
+        service.remember("fact", "k", "v", verified=True)  # type: ignore[call-arg]
 
 
 # -- forget -----------------------------------------------------------------------
 
 
 def test_forget_by_reference_or_id_keeps_a_tombstone(project: Path, now: str) -> None:
-    a = api.remember("fact", "a", "first", directory=str(project)).memory
-    b = api.remember("fact", "b", "second", directory=str(project)).memory
-    assert api.forget("fact/a", directory=str(project), now=LATER).to_json() == {"forgotten": a.to_json()}
-    assert api.forget(b.id, directory=str(project)).memory == b
-    assert api.list_memories(directory=str(project), include_expired=True).memories == []
-    assert [e.action for e in api.memory_history(a.id, directory=str(project)).entries] == ["create", "delete"]
-    renewed = api.remember("fact", "a", "first", directory=str(project)).memory
+    a = service.remember("fact", "a", "first", directory=str(project)).memory
+    b = service.remember("fact", "b", "second", directory=str(project)).memory
+    assert service.forget("fact/a", directory=str(project), now=LATER).to_json() == {"forgotten": a.to_json()}
+    assert service.forget(b.id, directory=str(project)).memory == b
+    assert service.list_memories(directory=str(project), include_expired=True).memories == []
+    assert [e.action for e in service.memory_history(a.id, directory=str(project)).entries] == ["create", "delete"]
+    renewed = service.remember("fact", "a", "first", directory=str(project)).memory
     assert renewed.id != a.id
 
 
@@ -312,14 +317,14 @@ def test_forget_by_reference_or_id_keeps_a_tombstone(project: Path, now: str) ->
     ],
 )  # fmt: skip
 def test_forget_and_verify_name_what_they_cannot_find(project: Path, now: str, ref: str, message: str) -> None:
-    for operation in (api.forget, api.verify):
+    for operation in (service.forget, service.verify):
         with pytest.raises(MemError) as caught:
             operation(ref, directory=str(project))
         assert caught.value.message == message
     assert not (project / ".bmad").exists()
-    api.remember("fact", "other", "v", directory=str(project))
+    service.remember("fact", "other", "v", directory=str(project))
     before = dump(project / DB)
-    for operation in (api.forget, api.verify):
+    for operation in (service.forget, service.verify):
         with pytest.raises(MemError) as caught:
             operation(ref, directory=str(project))
         assert caught.value.message == message
@@ -330,29 +335,31 @@ def test_forget_and_verify_name_what_they_cannot_find(project: Path, now: str, r
 
 
 def test_an_expired_memory_is_hidden_but_kept(project: Path) -> None:
-    api.remember("context", "meeting_topic", "Discussing Q3 roadmap", expires="2026-11-05T12:00:00Z",
+    service.remember("context", "meeting_topic", "Discussing Q3 roadmap", expires="2026-11-05T12:00:00Z",
                  directory=str(project), now="2026-11-04T00:00:00.000Z")  # fmt: skip
-    api.remember("fact", "office_city", "Berlin", directory=str(project), now="2026-11-04T00:00:00.000Z")
-    before = api.list_memories(directory=str(project), now="2026-11-05T11:59:59.999Z")
+    service.remember("fact", "office_city", "Berlin", directory=str(project), now="2026-11-04T00:00:00.000Z")
+    before = service.list_memories(directory=str(project), now="2026-11-05T11:59:59.999Z")
     assert [m.key for m in before.memories] == ["meeting_topic", "office_city"]
-    after = api.list_memories(directory=str(project), now=NOW)
+    after = service.list_memories(directory=str(project), now=NOW)
     assert [m.key for m in after.memories] == ["office_city"]
-    assert [m.key for m in api.list_memories(include_expired=True, directory=str(project), now=NOW).memories] == [
+    assert [m.key for m in service.list_memories(include_expired=True, directory=str(project), now=NOW).memories] == [
         "meeting_topic",
         "office_city",
     ]
-    assert [m.key for m in api.expiring_memories("1d", directory=str(project), now=NOW).memories] == ["meeting_topic"]
-    summary = api.context_summary(directory=str(project), now=NOW)
+    assert [m.key for m in service.expiring_memories("1d", directory=str(project), now=NOW).memories] == [
+        "meeting_topic"
+    ]
+    summary = service.context_summary(directory=str(project), now=NOW)
     assert (summary.total, [m.key for m in summary.memories]) == (1, ["office_city"])
-    assert api.search_memories("roadmap", directory=str(project), now=NOW).memories == []
-    found = api.search_memories("roadmap", include_expired=True, directory=str(project), now=NOW).memories
+    assert service.search_memories("roadmap", directory=str(project), now=NOW).memories == []
+    found = service.search_memories("roadmap", include_expired=True, directory=str(project), now=NOW).memories
     assert [m.key for m in found] == ["meeting_topic"]
 
 
 def test_expiring_lists_what_expires_within_the_window_soonest_first(project: Path, now: str) -> None:
     for key, expires in [("in_8d", "8d"), ("in_1h", "1h"), ("never", None), ("in_7d", "7d"), ("in_30m", "30m")]:
-        api.remember("context", key, key, expires=expires, directory=str(project))
-    keys = lambda window: [m.key for m in api.expiring_memories(window, directory=str(project)).memories]  # noqa: E731
+        service.remember("context", key, key, expires=expires, directory=str(project))
+    keys = lambda window: [m.key for m in service.expiring_memories(window, directory=str(project)).memories]  # noqa: E731
     assert keys("7d") == ["in_30m", "in_1h", "in_7d"]
     assert keys("1h") == ["in_30m", "in_1h"]
     assert keys("59m") == ["in_30m"]
@@ -374,16 +381,16 @@ def test_expiring_lists_what_expires_within_the_window_soonest_first(project: Pa
     ],
 )
 def test_expires_takes_a_timestamp_or_a_duration(project: Path, now: str, given: str, stored: str) -> None:
-    assert api.remember("context", "k", "v", expires=given, directory=str(project)).memory.expires_at == stored
+    assert service.remember("context", "k", "v", expires=given, directory=str(project)).memory.expires_at == stored
 
 
 def test_parse_duration() -> None:
-    assert [api.parse_duration(d) for d in ("1s", "30m", "12h", "7d", "1w")] == [
+    assert [parse_duration(d) for d in ("1s", "30m", "12h", "7d", "1w")] == [
         1000, 1_800_000, 43_200_000, 604_800_000, 604_800_000,
     ]  # fmt: skip
     for bad in ("", "7", "d", "0d", "-1d", "7D", "1.5h", "7 d", " 7d", "7days", "1d12h", "99999999999d"):
         with pytest.raises(MemError):
-            api.parse_duration(bad)
+            parse_duration(bad)
 
 
 # -- validation: exact messages, nothing written ------------------------------------------
@@ -429,23 +436,23 @@ INVALID = [
 def test_invalid_input_is_refused_with_its_message_and_changes_nothing(
     project: Path, now: str, args: tuple, message: str
 ) -> None:
-    api.remember("fact", "k", "the original", directory=str(project))
+    service.remember("fact", "k", "the original", directory=str(project))
     before = dump(project / DB)
     *positional, options = args
     with pytest.raises(MemError) as caught:
-        api.remember(*positional, directory=str(project), **options)
+        service.remember(*positional, directory=str(project), **options)
     assert caught.value.message == message
     assert dump(project / DB) == before
 
 
 def test_invalid_input_creates_no_store(project: Path, now: str) -> None:
     with pytest.raises(MemError):
-        api.remember("fact", "k", "v", confidence="2", directory=str(project))
+        service.remember("fact", "k", "v", confidence="2", directory=str(project))
     assert list(project.iterdir()) == []
 
 
 def test_a_boundary_content_and_tag_are_accepted(project: Path, now: str) -> None:
-    memory = api.remember("fact", "k" * 128, "é" * 8192, tags=["t" * 64, "c++", "v1.5.0"], confidence="0",
+    memory = service.remember("fact", "k" * 128, "é" * 8192, tags=["t" * 64, "c++", "v1.5.0"], confidence="0",
                           directory=str(project)).memory  # fmt: skip
     assert len(memory.key) == 128 and memory.confidence == 0.0 and memory.tags == ["t" * 64, "c++", "v1.5.0"]
 
@@ -463,14 +470,14 @@ def test_a_boundary_content_and_tag_are_accepted(project: Path, now: str) -> Non
 )  # fmt: skip
 def test_invalid_listing_options(project: Path, now: str, options: dict, message: str) -> None:
     with pytest.raises(MemError) as caught:
-        api.list_memories(directory=str(project), **options)
+        service.list_memories(directory=str(project), **options)
     assert caught.value.message == message
 
 
 def test_an_unknown_backend_is_named(project: Path, now: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEM_STORE", "mongo")
     with pytest.raises(MemError) as caught:
-        api.remember("fact", "k", "v", directory=str(project))
+        service.remember("fact", "k", "v", directory=str(project))
     assert caught.value.message == "unknown memory store 'mongo' (set MEM_STORE to one of: sqlite, postgres)"
     assert not (project / ".bmad").exists()
 
@@ -479,12 +486,12 @@ def test_an_unknown_backend_is_named(project: Path, now: str, monkeypatch: pytes
 
 
 def test_the_user_store_lives_in_the_user_directory(project: Path, now: str, tmp_path: Path) -> None:
-    result = api.remember("identity", "user_name", "Michael", user=True, directory=str(project))
+    result = service.remember("identity", "user_name", "Michael", user=True, directory=str(project))
     assert result.store == "user"
     assert (tmp_path / "user-store" / "memories.sqlite3").is_file()
     assert not (project / ".bmad").exists()
-    assert [m.key for m in api.list_memories(user=True).memories] == ["user_name"]
-    assert api.list_memories(directory=str(project)).memories == []
+    assert [m.key for m in service.list_memories(user=True).memories] == ["user_name"]
+    assert service.list_memories(directory=str(project)).memories == []
 
 
 def test_the_user_directory_defaults_to_platformdirs(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -497,37 +504,34 @@ def test_the_user_directory_defaults_to_platformdirs(monkeypatch: pytest.MonkeyP
 
 
 def test_reading_a_project_without_a_store_creates_nothing(project: Path, now: str) -> None:
-    assert api.list_memories(directory=str(project)).to_json() == {"count": 0, "memories": []}
+    assert service.list_memories(directory=str(project)).to_json() == {"count": 0, "memories": []}
     assert (
-        api.context_summary(directory=str(project)).text
+        service.context_summary(directory=str(project)).text
         == "Mind: default\nMemories: 0 total (0 verified, 0 unverified)"
     )
     assert list(project.iterdir()) == []
 
 
 def test_search_finds_words_of_keys_content_and_tags_within_a_tag(project: Path, now: str) -> None:
-    api.remember("project", "swarm_setup", "Docker swarm on three nodes", tags=["docker"], directory=str(project))
-    api.remember("note", "k8s", "Maybe leave swarm for kubernetes", tags=["k8s"], directory=str(project))
-    api.remember("fact", "user_name", "Michael Schäfer", directory=str(project))
-    assert [m.key for m in api.search_memories("swarm", directory=str(project)).memories] == ["swarm_setup", "k8s"]
-    assert [m.key for m in api.search_memories("swarm", tag="k8s", directory=str(project)).memories] == ["k8s"]
-    assert [m.key for m in api.search_memories("name schafer", directory=str(project)).memories] == ["user_name"]
-    assert [m.key for m in api.search_memories("DOCKER nodes", directory=str(project)).memories] == ["swarm_setup"]
+    service.remember("project", "swarm_setup", "Docker swarm on three nodes", tags=["docker"], directory=str(project))
+    service.remember("note", "k8s", "Maybe leave swarm for kubernetes", tags=["k8s"], directory=str(project))
+    service.remember("fact", "user_name", "Michael Schäfer", directory=str(project))
+    assert [m.key for m in service.search_memories("swarm", directory=str(project)).memories] == ["swarm_setup", "k8s"]
+    assert [m.key for m in service.search_memories("swarm", tag="k8s", directory=str(project)).memories] == ["k8s"]
+    assert [m.key for m in service.search_memories("name schafer", directory=str(project)).memories] == ["user_name"]
+    assert [m.key for m in service.search_memories("DOCKER nodes", directory=str(project)).memories] == ["swarm_setup"]
 
 
-def test_memory_model_is_strict() -> None:
+def test_a_memory_is_made_only_from_a_judged_record() -> None:
+    """The result carries the spec's fields in order, ``verification`` after
+    ``verified``; a record whose signatures were never checked (no
+    ``verification``) cannot become one."""
     good = {
         "id": "mem_00", "category": "fact", "key": "k", "content": "v", "tags": [], "priority": "normal",
         "source": "agent", "verified": False, "confidence": 0.7, "expires_at": None, "mind_id": "default",
         "created_at": NOW, "updated_at": NOW, "verification": "unsigned",
     }  # fmt: skip
-    assert api.Memory.model_validate(good).to_json() == {k: good[k] for k in (*FIELDS[:8], "verification", *FIELDS[8:])}
-    # a record whose signatures were never checked reads unverified, whatever it claims
-    unjudged = {k: v for k, v in good.items() if k != "verification"}
-    claimed = api.Memory.model_validate({**unjudged, "source": "user", "verified": True})
-    assert (claimed.source, claimed.verified, claimed.verification) == ("agent", False, "unsigned")
-    from pydantic import ValidationError
-
-    for bad in ({"category": "x"}, {"verified": 1}, {"confidence": 2.0}, {"key": "A"}, {"extra": 1}, {"id": "m_1"}):
-        with pytest.raises(ValidationError):
-            api.Memory.model_validate({**good, **bad})
+    assert Memory(good).to_json() == {k: good[k] for k in (*FIELDS[:8], "verification", *FIELDS[8:])}
+    assert list(Memory(good).to_json()) == [*FIELDS[:8], "verification", *FIELDS[8:]]
+    with pytest.raises(KeyError):
+        Memory({k: v for k, v in good.items() if k != "verification"})

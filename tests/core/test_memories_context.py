@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mem_core.memories import api
+from mem_core.memories import service
+from mem_core.memories.results import ContextSummary, Memory
 from tests.humans import signer_for
 
 MIND = "Michael's Mind"
@@ -103,18 +104,18 @@ NOW = "2026-11-05T12:00:00.000Z"
 
 def store_set(project: Path) -> None:
     for category, key, content, tags, priority, verified, at in SET:
-        api.remember(category, key, content, tags=tags, priority=priority, mind=MIND, as_user=verified,
+        service.remember(category, key, content, tags=tags, priority=priority, mind=MIND, as_user=verified,
                      signer=signer_for(project) if verified else None,
                      directory=str(project), now=at)  # fmt: skip
     # not part of the summary: an expired memory, and one of another mind
-    api.remember("context", "meeting_topic", "Discussing Q3 roadmap", priority="critical", mind=MIND,
+    service.remember("context", "meeting_topic", "Discussing Q3 roadmap", priority="critical", mind=MIND,
                  expires="2026-11-01", directory=str(project), now="2026-10-20T09:00:00.000Z")  # fmt: skip
-    api.remember("identity", "user_name", "Somebody else", priority="critical", directory=str(project), now=NOW)
+    service.remember("identity", "user_name", "Somebody else", priority="critical", directory=str(project), now=NOW)
 
 
 def test_the_spec_example_byte_for_byte(project: Path) -> None:
     store_set(project)
-    summary = api.context_summary(mind=MIND, directory=str(project), now=NOW)
+    summary = service.context_summary(mind=MIND, directory=str(project), now=NOW)
     assert summary.text == EXPECTED
     assert summary.text.startswith(SPEC_EXAMPLE)
     assert (summary.total, summary.verified, summary.unverified) == (12, 10, 2)
@@ -122,7 +123,7 @@ def test_the_spec_example_byte_for_byte(project: Path) -> None:
 
 def test_the_expired_memory_is_back_before_it_expires(project: Path) -> None:
     store_set(project)
-    summary = api.context_summary(mind=MIND, directory=str(project), now="2026-10-31T23:59:59.999Z")
+    summary = service.context_summary(mind=MIND, directory=str(project), now="2026-10-31T23:59:59.999Z")
     assert summary.text.splitlines()[:4] == [
         "Mind: Michael's Mind",
         "Memories: 13 total (10 verified, 3 unverified)",
@@ -133,16 +134,16 @@ def test_the_expired_memory_is_back_before_it_expires(project: Path) -> None:
 
 def test_limit_shows_fewer_blocks_with_the_same_counts(project: Path) -> None:
     store_set(project)
-    summary = api.context_summary(mind=MIND, limit="2", directory=str(project), now=NOW)
+    summary = service.context_summary(mind=MIND, limit="2", directory=str(project), now=NOW)
     assert summary.text == SPEC_EXAMPLE.rstrip("\n")
-    assert api.context_summary(mind=MIND, limit=0, directory=str(project), now=NOW).text == (
+    assert service.context_summary(mind=MIND, limit=0, directory=str(project), now=NOW).text == (
         "Mind: Michael's Mind\nMemories: 12 total (10 verified, 2 unverified)"
     )
 
 
 def test_json_carries_the_counts_the_memories_and_the_text(project: Path) -> None:
     store_set(project)
-    data = api.context_summary(mind=MIND, directory=str(project), now=NOW).to_json()
+    data = service.context_summary(mind=MIND, directory=str(project), now=NOW).to_json()
     assert list(data) == ["mind", "total", "verified", "unverified", "memories", "text"]
     assert (data["mind"], data["total"], data["verified"], data["unverified"]) == (MIND, 12, 10, 2)
     assert [m["key"] for m in data["memories"]][:3] == ["user_name", "communication_style", "synapse_status"]
@@ -150,8 +151,8 @@ def test_json_carries_the_counts_the_memories_and_the_text(project: Path) -> Non
 
 
 def test_multi_line_content_stays_inside_its_block(project: Path) -> None:
-    api.remember("note", "steps", "first line\r\nsecond line\n\n  indented", directory=str(project), now=NOW)
-    assert api.context_summary(directory=str(project), now=NOW).text == (
+    service.remember("note", "steps", "first line\r\nsecond line\n\n  indented", directory=str(project), now=NOW)
+    assert service.context_summary(directory=str(project), now=NOW).text == (
         "Mind: default\n"
         "Memories: 1 total (0 verified, 1 unverified)\n"
         "\n"
@@ -167,11 +168,12 @@ def test_multi_line_content_stays_inside_its_block(project: Path) -> None:
 
 @pytest.mark.parametrize("count", [999, 1000])
 def test_numbers_keep_three_digits_then_grow(count: int) -> None:
-    memory = api.Memory(
-        id="mem_1", category="note", key="k", content="v", tags=[], priority="low", source="agent", verified=False,
-        confidence=0.7, expires_at=None, mind_id="m", created_at=NOW, updated_at=NOW,
+    memory = Memory(
+        {"id": "mem_1", "category": "note", "key": "k", "content": "v", "tags": [], "priority": "low",
+         "source": "agent", "verified": False, "verification": "unsigned", "confidence": 0.7, "expires_at": None,
+         "mind_id": "m", "created_at": NOW, "updated_at": NOW}
     )  # fmt: skip
-    summary = api.ContextSummary(
+    summary = ContextSummary(
         mind="m", total=count, verified=0, unverified=count, memories=[memory] * count, store="project"
     )
     assert summary.text.splitlines()[-4] == f"[{count}] note (LOW) [unverified]"
@@ -180,10 +182,12 @@ def test_numbers_keep_three_digits_then_grow(count: int) -> None:
 
 def test_equal_priority_and_time_fall_back_to_category_then_key(project: Path) -> None:
     for category, key in [("note", "b"), ("fact", "z"), ("note", "a")]:
-        api.remember(category, key, "same time", directory=str(project), now=NOW)
+        service.remember(category, key, "same time", directory=str(project), now=NOW)
     blocks = [
-        line for line in api.context_summary(directory=str(project), now=NOW).text.splitlines() if line.startswith("[")
+        line
+        for line in service.context_summary(directory=str(project), now=NOW).text.splitlines()
+        if line.startswith("[")
     ]
-    keys = [line for line in api.context_summary(directory=str(project), now=NOW).text.splitlines() if line in ("  a", "  b", "  z")]  # fmt: skip
+    keys = [line for line in service.context_summary(directory=str(project), now=NOW).text.splitlines() if line in ("  a", "  b", "  z")]  # fmt: skip
     assert blocks == ["[001] fact (NORMAL) [unverified]", "[002] note (NORMAL) [unverified]", "[003] note (NORMAL) [unverified]"]  # fmt: skip
     assert keys == ["  z", "  a", "  b"]

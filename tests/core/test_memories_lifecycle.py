@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from mem_core.errors import MemError
-from mem_core.memories import api, lifecycle
+from mem_core.memories import service
+from mem_core.memories.validate import CONTENT_MAX_BYTES
 from tests.conftest import NOW, tree_bytes
 from tests.humans import signer_for
 
@@ -33,7 +34,7 @@ def rows(project: Path) -> tuple[list[tuple[object, ...]], list[tuple[object, ..
 
 
 def test_an_agent_update_of_a_user_memory_is_refused_from_the_command_line(mem, project: Path, now: str) -> None:
-    api.remember(
+    service.remember(
         "identity", "user_name", "Ada Lovelace", as_user=True, signer=signer_for(project), directory=str(project)
     )
     before, files = rows(project), tree_bytes(project)
@@ -57,13 +58,13 @@ def test_an_agent_update_of_a_user_memory_is_refused_from_the_command_line(mem, 
 
 
 def test_forgetting_a_user_memory_needs_the_human(project: Path, now: str) -> None:
-    api.remember("identity", "user_name", "Ada", as_user=True, signer=signer_for(project), directory=str(project))
+    service.remember("identity", "user_name", "Ada", as_user=True, signer=signer_for(project), directory=str(project))
     before = rows(project)
     with pytest.raises(MemError) as caught:
-        api.forget("identity/user_name", directory=str(project))  # no terminal in a test
+        service.forget("identity/user_name", directory=str(project))  # no terminal in a test
     assert caught.value.message.endswith("nothing was deleted.")  # the key's passphrase could not be asked
     assert rows(project) == before
-    forgotten = api.forget("identity/user_name", directory=str(project), signer=signer_for(project))
+    forgotten = service.forget("identity/user_name", directory=str(project), signer=signer_for(project))
     assert forgotten.memory.source == "user" and rows(project) != before
 
 
@@ -73,9 +74,9 @@ def test_the_human_is_one_decision() -> None:
     from mem_core.humans import proof
 
     assert importlib.util.find_spec("mem_core.memories.human") is None  # no second way
-    for function in (api.remember, api.verify, api.forget):
+    for function in (service.remember, service.verify, service.forget):
         assert "confirm" not in function.__kwdefaults__ and function.__kwdefaults__["signer"] is None
-    assert api.require_human.__module__ == "mem_core.memories.api" and callable(proof.require_human)
+    assert service.require_human.__module__ == "mem_core.memories.service" and callable(proof.require_human)
 
 
 # -- history and restore ---------------------------------------------------------------
@@ -83,9 +84,9 @@ def test_the_human_is_one_decision() -> None:
 
 def test_history_lists_every_version_and_restore_brings_one_back(mem, project: Path, now: str) -> None:
     d = ["-d", str(project)]
-    api.remember("fact", "db", "sqlite", tags=["storage"], priority="high", directory=str(project))
-    stored = api.remember("fact", "db", "postgres", tags=["server"], directory=str(project), now=LATER).memory
-    api.verify("fact/db", signer=signer_for(project), directory=str(project))
+    service.remember("fact", "db", "sqlite", tags=["storage"], priority="high", directory=str(project))
+    stored = service.remember("fact", "db", "postgres", tags=["server"], directory=str(project), now=LATER).memory
+    service.verify("fact/db", signer=signer_for(project), directory=str(project))
     listed = mem("memories", "history", "fact/db", "--json", *d)
     assert listed.code == 0
     history = json.loads(listed.out)
@@ -115,30 +116,30 @@ def test_history_lists_every_version_and_restore_brings_one_back(mem, project: P
     assert again.out == (
         f"mem memories restore: fact/db ({stored.id}) holds version 4 already (mind default, project store)\n"
     )
-    actions = [e.action for e in api.memory_history("fact/db", directory=str(project)).entries]
+    actions = [e.action for e in service.memory_history("fact/db", directory=str(project)).entries]
     assert actions == ["create", "update", "verify", "restore"]
 
 
 def test_a_forgotten_memory_comes_back_by_its_id(project: Path, now: str) -> None:
-    stored = api.remember("note", "todo", "write tests", directory=str(project)).memory
-    api.forget("note/todo", directory=str(project), now=LATER)
+    stored = service.remember("note", "todo", "write tests", directory=str(project)).memory
+    service.forget("note/todo", directory=str(project), now=LATER)
     with pytest.raises(MemError) as caught:
-        lifecycle.restore("note/todo", 1, directory=str(project))
+        service.restore("note/todo", 1, directory=str(project))
     assert caught.value.message == "No memory note/todo in mind default of the project store."
-    back = lifecycle.restore(stored.id, 2, directory=str(project), now=LATER)  # the tombstone's value
+    back = service.restore(stored.id, 2, directory=str(project), now=LATER)  # the tombstone's value
     assert (back.changed, back.memory.content, back.memory.id) == (True, "write tests", stored.id)
-    entries = api.memory_history(stored.id, directory=str(project)).entries
+    entries = service.memory_history(stored.id, directory=str(project)).entries
     assert [(e.version, e.action) for e in entries] == [(1, "create"), (2, "delete"), (3, "restore")]
-    assert [m.key for m in api.list_memories(directory=str(project)).memories] == ["todo"]
+    assert [m.key for m in service.list_memories(directory=str(project)).memories] == ["todo"]
 
 
 def test_a_forgotten_memory_whose_key_is_taken_stays_forgotten(project: Path, now: str) -> None:
-    old = api.remember("note", "todo", "one", directory=str(project)).memory
-    api.forget("note/todo", directory=str(project))
-    new = api.remember("note", "todo", "two", directory=str(project)).memory
+    old = service.remember("note", "todo", "one", directory=str(project)).memory
+    service.forget("note/todo", directory=str(project))
+    new = service.remember("note", "todo", "two", directory=str(project)).memory
     before = rows(project)
     with pytest.raises(MemError) as caught:
-        lifecycle.restore(old.id, 1, directory=str(project))
+        service.restore(old.id, 1, directory=str(project))
     assert caught.value.message == (
         f"note/todo is held by another memory now ({new.id}); forget it first to bring this one back"
     )
@@ -146,11 +147,11 @@ def test_a_forgotten_memory_whose_key_is_taken_stays_forgotten(project: Path, no
 
 
 def test_restore_is_refused_for_what_a_human_stated_and_for_bad_versions(mem, project: Path, now: str) -> None:
-    api.remember("identity", "user_name", "Ada", directory=str(project))
-    api.remember(
+    service.remember("identity", "user_name", "Ada", directory=str(project))
+    service.remember(
         "identity", "user_name", "Ada Lovelace", as_user=True, signer=signer_for(project), directory=str(project)
     )
-    api.remember("fact", "k", "one", directory=str(project))
+    service.remember("fact", "k", "one", directory=str(project))
     before = rows(project)
     d = ["-d", str(project)]
     for argv, message in (
@@ -163,17 +164,17 @@ def test_restore_is_refused_for_what_a_human_stated_and_for_bad_versions(mem, pr
         run = mem("memories", "restore", *argv, *d)
         assert (run.code, run.out, run.err) == (1, "", f"mem memories: {message}\n")
     assert rows(project) == before
-    api.remember("fact", "agent_then_user", "agent said", directory=str(project))
-    api.remember(
+    service.remember("fact", "agent_then_user", "agent said", directory=str(project))
+    service.remember(
         "fact", "agent_then_user", "user said", as_user=True, signer=signer_for(project), directory=str(project)
     )
     with pytest.raises(MemError) as caught:  # the memory is the human's now: even its agent version
-        lifecycle.restore("fact/agent_then_user", 1, directory=str(project))
+        service.restore("fact/agent_then_user", 1, directory=str(project))
     assert caught.value.message == "fact/agent_then_user was stated by a human; only a human can change it"
 
 
 def test_memories_alone_still_lists_and_its_subcommands_have_help(mem, project: Path, now: str) -> None:
-    api.remember("fact", "k", "value", directory=str(project))
+    service.remember("fact", "k", "value", directory=str(project))
     listed = mem("memories", "-d", str(project))
     assert listed.out.startswith("mem memories: 1 memory in mind default (project store)\n")
     for sub in ("history", "restore", "export", "import", "migrate"):
@@ -190,9 +191,9 @@ def test_minds_lists_names_and_counts_and_a_mistyped_mind_is_an_error(mem, proje
     missing = mem("context", "--mind", "Michael", *d)
     assert (missing.code, missing.err) == (1, "mem context: no mind 'Michael' in the project store (minds: none yet)\n")
     for n in range(3):
-        api.remember("fact", f"k{n}", "v", mind="Michael's Mind", directory=str(project))
-    api.remember("fact", "k", "v", directory=str(project))
-    api.remember("fact", "old", "v", expires="2026-01-01", mind="work", directory=str(project))
+        service.remember("fact", f"k{n}", "v", mind="Michael's Mind", directory=str(project))
+    service.remember("fact", "k", "v", directory=str(project))
+    service.remember("fact", "old", "v", expires="2026-01-01", mind="work", directory=str(project))
     assert json.loads(mem("minds", "--json", *d).out) == {
         "count": 3,
         "minds": [
@@ -226,7 +227,7 @@ def test_minds_lists_names_and_counts_and_a_mistyped_mind_is_an_error(mem, proje
 
 def test_the_context_summary_is_cut_at_the_default_budget(mem, project: Path, now: str) -> None:
     for n in range(300):
-        api.remember(
+        service.remember(
             "fact", f"fact_{n:03d}", f"Fact number {n} about the project's build and its tests", directory=str(project)
         )
     run = mem("context", "-d", str(project))
@@ -244,7 +245,7 @@ def test_the_context_summary_is_cut_at_the_default_budget(mem, project: Path, no
 
 
 def _content(project: Path, key: str) -> str:
-    return next(m.content for m in api.list_memories(directory=str(project)).memories if m.key == key)
+    return next(m.content for m in service.list_memories(directory=str(project)).memories if m.key == key)
 
 
 def test_remember_takes_content_after_dashes_as_an_option_from_a_file_or_stdin(
@@ -269,14 +270,14 @@ def test_remember_takes_content_after_dashes_as_an_option_from_a_file_or_stdin(
     assert [_content(project, k) for k in "abcde"] == [
         "- first item", "-5%", "-5% and --more", "line one\n- line two", "from stdin",
     ]  # fmt: skip
-    assert api.list_memories(directory=str(project), tag="x").memories[0].key == "c"
+    assert service.list_memories(directory=str(project), tag="x").memories[0].key == "c"
 
 
 def test_remember_refuses_bad_content_sources_and_changes_nothing(mem, project: Path, now: str, tmp_path: Path) -> None:
-    api.remember("note", "k", "kept", directory=str(project))
+    service.remember("note", "k", "kept", directory=str(project))
     before = tree_bytes(project)
     big, latin, empty = tmp_path / "big.txt", tmp_path / "latin.txt", tmp_path / "empty.txt"
-    big.write_bytes(b"x" * (api.CONTENT_MAX_BYTES + 5000))
+    big.write_bytes(b"x" * (CONTENT_MAX_BYTES + 5000))
     latin.write_bytes("caf\u00e9".encode("latin-1"))
     empty.write_bytes(b"\n\n")
     d = ["-d", str(project)]

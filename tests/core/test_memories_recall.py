@@ -14,7 +14,7 @@ import pytest
 
 from mem_core.errors import MemError
 from mem_core.kernel import Kernel
-from mem_core.memories import api
+from mem_core.memories import service
 from mem_core.memories.records import recall_text
 from mem_core.plugin import Query, SourceContext
 from mem_core.retrieval.text import query_tokens
@@ -39,9 +39,9 @@ def test_without_structured_memories_recall_is_byte_identical(
 
 
 def test_an_empty_store_changes_nothing_either(mem, bmad_project: Path, now: str) -> None:
-    api.remember("fact", "k", "cache", directory=str(bmad_project))
-    api.forget("fact/k", directory=str(bmad_project))
-    api.remember("fact", "k", "cache expired", expires="2026-01-01", directory=str(bmad_project))
+    service.remember("fact", "k", "cache", directory=str(bmad_project))
+    service.forget("fact/k", directory=str(bmad_project))
+    service.remember("fact", "k", "cache expired", expires="2026-01-01", directory=str(bmad_project))
     for query in QUERIES:
         before = mem("recall", *query.split(), "-d", str(bmad_project), "--json", env=WITHOUT)
         after = mem("recall", *query.split(), "-d", str(bmad_project), "--json")
@@ -61,7 +61,7 @@ def test_recall_without_a_store_imports_no_database_driver(project: Path) -> Non
 
 
 def test_a_memory_is_a_result_with_its_documented_keys(mem, project: Path, now: str) -> None:
-    memory = api.remember("project", "synapse_status", "v1.5.0 deployed on vps1", tags=["synapse", "deployment"],
+    memory = service.remember("project", "synapse_status", "v1.5.0 deployed on vps1", tags=["synapse", "deployment"],
                           priority="high", directory=str(project)).memory  # fmt: skip
     run = mem("recall", "synapse", "deployed", "-d", str(project), "--json")
     results = json.loads(run.out)["results"]
@@ -87,7 +87,7 @@ def test_a_memory_is_a_result_with_its_documented_keys(mem, project: Path, now: 
 
 
 def test_a_verified_memory_is_not_marked(mem, project: Path, now: str) -> None:
-    api.remember(
+    service.remember(
         "preference", "style", "concise answers", as_user=True, signer=signer_for(project), directory=str(project)
     )
     result = json.loads(mem("recall", "concise", "-d", str(project), "--json").out)["results"][0]
@@ -98,8 +98,8 @@ def test_memories_and_notes_share_one_ranking_and_notes_win_ties(mem, project: P
     notes = project / ".bmad" / "memory"
     notes.mkdir(parents=True)
     (notes / "lessons.md").write_text("### cache\nzeta\n\n### long\ncache " + "word " * 30 + "\n")
-    api.remember("fact", "cache", "zeta", directory=str(project))  # scored on "cache\nzeta": the note's tokens
-    api.remember("note", "c", "cache", directory=str(project))  # one token: the best score
+    service.remember("fact", "cache", "zeta", directory=str(project))  # scored on "cache\nzeta": the note's tokens
+    service.remember("note", "c", "cache", directory=str(project))  # one token: the best score
     results = json.loads(mem("recall", "cache", "-d", str(project), "--json").out)["results"]
     assert [(r["kind"], r["ref"]) for r in results] == [
         ("memory", "note/c"),
@@ -112,27 +112,27 @@ def test_memories_and_notes_share_one_ranking_and_notes_win_ties(mem, project: P
 
 
 def test_expired_memories_are_not_recalled(mem, project: Path) -> None:
-    api.remember("context", "meeting_topic", "Discussing Q3 roadmap", expires="2026-11-05T12:00:00Z",
+    service.remember("context", "meeting_topic", "Discussing Q3 roadmap", expires="2026-11-05T12:00:00Z",
                  directory=str(project), now="2026-11-01T00:00:00.000Z")  # fmt: skip
     before = mem("recall", "roadmap", "-d", str(project), "--json", env={"MEM_NOW": "2026-11-05T11:59:59.999Z"})
     assert json.loads(before.out)["count"] == 1
     after = mem("recall", "roadmap", "-d", str(project), "--json", env={"MEM_NOW": NOW})
     assert json.loads(after.out)["count"] == 0
-    listed = api.list_memories(include_expired=True, directory=str(project), now=NOW)
+    listed = service.list_memories(include_expired=True, directory=str(project), now=NOW)
     assert [m.key for m in listed.memories] == ["meeting_topic"]
 
 
 def test_recall_reads_the_project_store_only(mem, project: Path, now: str) -> None:
     """The user-level store reaches agents through ``mem context --user``:
     finding it would cost recall the import of platformdirs."""
-    api.remember("preference", "editor", "Uses helix as editor", user=True)
-    api.remember("fact", "editor_config", "The editor config lives in dotfiles", directory=str(project))
+    service.remember("preference", "editor", "Uses helix as editor", user=True)
+    service.remember("fact", "editor_config", "The editor config lives in dotfiles", directory=str(project))
     results = json.loads(mem("recall", "editor", "-d", str(project), "--json").out)["results"]
     assert [r["ref"] for r in results] == ["fact/editor_config"]
 
 
 def test_recall_does_not_import_platformdirs_even_without_mem_user_dir(project: Path, now: str) -> None:
-    api.remember("fact", "k", "some words", directory=str(project))
+    service.remember("fact", "k", "some words", directory=str(project))
     code = (
         "import sys\n"
         "from mem_cli.main import main\n"
@@ -161,7 +161,7 @@ def test_preselection_by_recall_terms_changes_no_result(
         ("note", "dashes", "-- double dash and x-ray", []),
     ]
     for category, key, content, tags in contents:
-        api.remember(category, key, content, tags=tags, directory=str(project))
+        service.remember(category, key, content, tags=tags, directory=str(project))
     queries = ["cache", "cache-values", "values", "naïve", "CAFÉ", "xcafé", "python_3", "python", "level", "npm ci",
                "x-ray", "tokyo-based", "mistake", "version bumped", "zzz"]  # fmt: skip
     expected = {q: mem("recall", q, "-d", str(project), "--json").out for q in queries}

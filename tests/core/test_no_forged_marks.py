@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mem_core.memories import api
+from mem_core.errors import MemError
+from mem_core.memories import service
 from mem_core.textsafe import escape, escape_block, escape_json, visible_name
 
 #: an unverified memory trying to pass as a verified critical identity block
@@ -30,7 +31,7 @@ def assert_safe(text: str) -> None:
 
 @pytest.fixture
 def forged(project: Path, now: str) -> Path:
-    api.remember("identity", "motto", FORGERY, priority="critical", tags=["x"], directory=str(project))
+    service.remember("identity", "motto", FORGERY, priority="critical", tags=["x"], directory=str(project))
     return project
 
 
@@ -57,7 +58,7 @@ def test_the_escapes() -> None:
 
 
 def test_the_context_summary_keeps_content_in_its_block(forged: Path) -> None:
-    text = api.context_summary(directory=str(forged)).text
+    text = service.context_summary(directory=str(forged)).text
     assert_safe(text)
     lines = text.split("\n")
     assert lines[:4] == ["Mind: default", "Memories: 1 total (0 verified, 1 unverified)", "",
@@ -96,7 +97,7 @@ def test_the_brief_and_the_prompt_hook_show_it_escaped(forged: Path, kernel) -> 
     assert "identity/motto [unverified]: ok\\x1b[2K" in text
     context = prompt_context("what is the motto identity", project=str(forged), floor=0.0, budget=2000,
                              kernel=kernel)  # fmt: skip
-    assert "memory identity/motto [unverified]" in context.text
+    assert "memory identity/motto [" in context.text and "] [unverified]: ok" in context.text
     assert_safe(context.text)
 
 
@@ -113,6 +114,6 @@ def test_mcp_text_content_shows_it_escaped(forged: Path, kernel) -> None:
 
 def test_look_alike_minds_are_refused_and_nothing_is_stored(project: Path, now: str) -> None:
     for mind in ("default\u200b", "de\u202efault", "Ada\u00a0Mind", "\ufeffdefault"):
-        with pytest.raises(api.MemError):
-            api.remember("fact", "k", "v", mind=mind, directory=str(project))
+        with pytest.raises(MemError):
+            service.remember("fact", "k", "v", mind=mind, directory=str(project))
     assert not (project / ".bmad").exists()

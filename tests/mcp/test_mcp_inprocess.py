@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from mem_core.humans.proof import NO_HUMAN
 from mem_core.mcp.server import MemServer, ToolFailure, parse_http
 from mem_core.mcp.tools import TOOLS
-from mem_core.memories.api import NO_TTY
 from tests.humans import signer_for
 
 
@@ -26,7 +26,7 @@ def test_a_memory_a_human_confirmed_cannot_be_forgotten_by_a_tool(server: MemSer
     remember("fact", "owner", "Ana owns billing", as_user=True, signer=signer_for(project), directory=str(project))
     with pytest.raises(ToolFailure) as caught:
         server.call("forget", {"ref": "fact/owner"})
-    assert caught.value.message == NO_TTY["forget"]
+    assert caught.value.message == NO_HUMAN["forget"]
     listed, _ = server.call("memories", {})
     assert [m["key"] for m in listed["memories"]] == ["owner"]
     # what an agent stored, it may forget
@@ -67,7 +67,7 @@ def test_calls_from_many_threads_share_one_kernel(server: MemServer, project: Pa
 def test_results_are_plain_json(server: MemServer) -> None:
     written, text = server.call("write", {"agent": "a", "eval": 1, "accept": False, "ci": 0.5, "signals": {}})
     assert written["written"]["signals"] == {"evalScore": 1, "acceptance": False, "ci": 0.5}
-    assert text.startswith('{\n  "written": {') and json.loads(text) == written
+    assert text.startswith('{"written":{"ts":') and "\n" not in text and json.loads(text) == written
 
 
 @pytest.mark.parametrize(

@@ -200,8 +200,12 @@ def test_an_unknown_configured_ranking_is_a_one_line_error_naming_the_file(notes
     with pytest.raises(MemError) as caught:
         recall("munchen", directory=str(notes), now=NOW)
     config = notes / ".bmad" / "memory" / "mem.toml"
+    from mem_core.kernel import Kernel
+
+    names = Kernel().rankers.names()  # every registered ranker, bm25 too (the reference's message is for --ranking)
+    assert "bm25" in names
     assert caught.value.message == (
-        f"recall: ranking must be lexical or evidence (got 'bm26' from recall_ranking in {config})"
+        f"recall: ranking must be {', '.join(names[:-1])} or {names[-1]} (got 'bm26' from recall_ranking in {config})"
     )
     run = mem("recall", "munchen", "-d", str(notes))
     assert run.code == 1 and run.err.count("\n") == 1 and "bm26" in run.err
@@ -212,15 +216,19 @@ def test_the_reference_message_for_an_unknown_option_is_unchanged(notes: Path, m
     assert (run.code, run.err) == (1, "mem recall: recall: ranking must be lexical or evidence\n")
 
 
-def test_the_prompt_hook_stays_lexical(notes: Path) -> None:
-    """Its relevance floor is on the lexical scale (and it must stay fast)."""
+def test_the_prompt_hook_ranks_with_the_configured_ranking(notes: Path) -> None:
+    """``recall_ranking = "bm25"`` reaches the prompt hook too (issue 19)."""
     from mem_core.hooks.prompt import prompt_context
+    from mem_core.retrieval.api import recall
     from mem_core.settings import resolve
 
+    def scores(ranking: str | None) -> list[float]:
+        kernel, _ = resolve(str(notes), None)
+        if ranking is None:
+            context = prompt_context("munchen office", project=str(notes), floor=0.0, budget=600, kernel=kernel)
+            return [hit.score for hit in context.results]
+        return [hit.score for hit in recall("munchen office", directory=str(notes), ranking=ranking).results]
+
+    assert scores(None) == scores("lexical") != scores("bm25")
     write_config(notes, 'recall_ranking = "bm25"\n')
-    assert refs("munchen", notes, ranking=None) == ["München office"]
-    kernel, _ = resolve(str(notes), None)
-    context = prompt_context("munchen", project=str(notes), floor=0.0, budget=600, kernel=kernel)
-    assert context.results == []
-    context = prompt_context("office", project=str(notes), floor=0.0, budget=600, kernel=kernel)
-    assert [hit.fields["ref"] for hit in context.results] == ["München office"]
+    assert scores(None) == scores("bm25") and len(scores("bm25")) == 1

@@ -53,13 +53,13 @@ def test_the_default_backends_and_the_in_test_one_are_registered() -> None:
 
 
 def test_the_api_uses_the_backend_named_by_mem_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mem_core.memories import api
+    from mem_core.memories import service
 
     kernel = kernel_with_dict_store()
     monkeypatch.setenv("MEM_STORE", "dict")
     project = tmp_path / "project"
-    stored = api.remember("fact", "k", "kept in a dict", directory=str(project), kernel=kernel, now=NOW).memory
-    assert [m.id for m in api.search_memories("dict", directory=str(project), kernel=kernel).memories] == [stored.id]
+    stored = service.remember("fact", "k", "kept in a dict", directory=str(project), kernel=kernel, now=NOW).memory
+    assert [m.id for m in service.search_memories("dict", directory=str(project), kernel=kernel).memories] == [stored.id]
     assert DictStore.exists(str(project / ".bmad" / "memory")) and not project.exists()
 
 
