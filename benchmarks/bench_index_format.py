@@ -8,10 +8,12 @@ recalls — each build's runs interleaved with the other's and with
 Corpora: the 2 MB and 20 MB corpora of ``bench_index.py`` and the
 portfolio of ``bench_portfolio.py`` (``--projects`` registered projects of
 200 sections each, ``recall --scope all``). Rankings: ``lexical`` and
-``bm25``. Every output is checked equal between the builds.
+``bm25``. Outputs that differ between the builds are reported (the other
+build may predate a change of the output); every output is checked to stay
+the same from run to run.
 
 Usage: ``python benchmarks/bench_index_format.py --other PATH/TO/OTHER/bin/mem
-[--this PATH/TO/bin/mem] [--runs N] [--projects N] [--json PATH]``
+[--this PATH/TO/bin/mem] [--runs N] [--projects N] [--cases 2,20,all] [--json PATH]``
 """
 
 from __future__ import annotations
@@ -61,8 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--this", help="this build's mem executable (default: beside this interpreter)")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--projects", type=int, default=1000)
+    parser.add_argument("--cases", default="2,20,all", help="which corpora: 2 (MB), 20 (MB), all (the portfolio)")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
+    wanted = args.cases.split(",")
     builds = {"this": args.this or str(Path(sys.executable).with_name("mem")), "other": args.other}
     rows = []
     with tempfile.TemporaryDirectory(prefix="mem-bench-format-") as tmp:
@@ -73,12 +77,14 @@ def main(argv: list[str] | None = None) -> int:
         medium, large, brain = base / "medium", base / "large", base / "brain"
         medium.mkdir()
         large.mkdir()
-        make_corpus(medium)
-        make_large(large, brain)
+        if "2" in wanted:
+            make_corpus(medium)
+        if "20" in wanted:
+            make_large(large, brain)
         rng = random.Random(12)
         vocabulary = _vocabulary(rng)
         projects = [base / "code" / f"project-{i:04d}" for i in range(args.projects)]
-        for root in projects:
+        for root in projects if "all" in wanted else ():
             make_project(root, rng, vocabulary)
         pbrain = base / "pbrain"
         (pbrain / "memory").mkdir(parents=True)
@@ -89,11 +95,12 @@ def main(argv: list[str] | None = None) -> int:
             json.dumps({"version": 1, "projects": [str(p) for p in projects], "brain": str(pbrain)})
         )
         cases = [
-            ("2 MB", ["-d", str(medium)], {}),
-            ("20 MB", ["-d", str(large), "--scope", "portfolio", "--portfolio", str(brain)], {}),
-            (f"{args.projects} projects", ["-d", str(projects[0]), "--scope", "all"],
+            ("2", "2 MB", ["-d", str(medium)], {}),
+            ("20", "20 MB", ["-d", str(large), "--scope", "portfolio", "--portfolio", str(brain)], {}),
+            ("all", f"{args.projects} projects", ["-d", str(projects[0]), "--scope", "all"],
              {"MEM_USER_CONFIG": str(config / "config.toml")}),
         ]  # fmt: skip
+        cases = [case[1:] for case in cases if case[0] in wanted]
         pass_cmd = [sys.executable, "-c", "pass"]
         for label, where, extra in cases:
             for ranking in RANKINGS:
@@ -108,8 +115,10 @@ def main(argv: list[str] | None = None) -> int:
                     cmd = [mem, "recall", *QUERY, *where, "--ranking", ranking]
                     first[name], outs[name] = _run(cmd, envs[name])
                     sizes[name] = _size(cache)
-                if outs["this"] != outs["other"]:
-                    raise SystemExit(f"the builds answer differently: {label} {ranking}")
+                if (
+                    outs["this"] != outs["other"]
+                ):  # another change than the index's (a label, a new field) may explain it
+                    print(f"note: the builds' outputs differ: {label} {ranking}", file=sys.stderr)
                 time.sleep(2.1)  # past the racy window of what was just indexed: the next runs trust the index
                 for name, mem in builds.items():  # settles the indexes (recorded as quiet)
                     _run([mem, "recall", *QUERY, *where, "--ranking", ranking], envs[name])

@@ -414,21 +414,20 @@ class IndexWriter:
         """A token's postings record (:data:`POSTINGS`): its documents in
         groups of one (count, length), ascending in each group."""
         docs, counts = self.tokens[token]
-        lengths = self.lengths
-        order = sorted(range(len(docs)), key=lambda k: (counts[k], lengths[docs[k]], docs[k]))
+        entries = sorted(zip(counts, map(self.lengths.__getitem__, docs), docs, strict=True))
         code = self.analyzer.typecode
-        docs_of = array("I", [docs[k] for k in order])
-        counts_of = array(code, [counts[k] for k in order])
+        docs_of = array("I", [entry[2] for entry in entries])
+        counts_of = array(code, [entry[0] for entry in entries])
         group_counts, group_lengths, group_sizes = array(code), array(code), array("I")
         start = 0
-        n = len(order)
+        n = len(entries)
         while start < n:
-            count, length = counts_of[start], lengths[docs_of[start]]
+            key = entries[start][:2]
             end = start + 1
-            while end < n and counts_of[end] == count and lengths[docs_of[end]] == length:
+            while end < n and entries[end][:2] == key:
                 end += 1
-            group_counts.append(count)
-            group_lengths.append(length)
+            group_counts.append(key[0])
+            group_lengths.append(key[1])
             group_sizes.append(end - start)
             start = end
         return b"".join(

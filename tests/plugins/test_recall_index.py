@@ -269,9 +269,7 @@ def _settle() -> None:
 
 
 @pytest.mark.parametrize("ranking", ["lexical", "bm25"])
-def test_the_index_lives_in_the_cache_and_is_read_only_for_the_query(
-    tmp_path: Path, cache: Path, ranking: str
-) -> None:
+def test_the_index_lives_in_the_cache_and_is_read_only_for_the_query(tmp_path: Path, cache: Path, ranking: str) -> None:
     project = tmp_path / "p"
     _corpus(project)
     listing = sorted(p.name for p in (project / ".bmad" / "memory").iterdir())
