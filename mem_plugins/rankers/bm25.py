@@ -192,8 +192,8 @@ class Bm25Ranker(Ranker):
         blocks: list[tuple[int, CandidateBlock, dict[str, dict[int, float]]]] = []
         plain: list[tuple[int, dict[str, float], float, Candidate]] = []
         for part in parts:
-            index = getattr(part, "index", None)
-            if isinstance(part, CandidateBlock) and part.tokens is None and getattr(index, "space", None) == space:
+            if isinstance(part, CandidateBlock) and part.tokens is None and getattr(part.index, "space", None) == space:
+                index = part.index
                 lengths.append(index.lengths)
                 found = {term: index.counts(term) for term in terms}
                 for term in terms:
