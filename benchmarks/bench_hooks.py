@@ -12,6 +12,14 @@ Target: median ≤ 150 ms. The recall index (``bench_index.py``) is warm:
 the warm-up run builds it in the run's own cache directory. Each run is checked: exit 0 and, for the relevant
 prompt and the brief, JSON on stdout.
 
+The prompt-submit rows run once per ranking the project may be set to
+(``recall_ranking``: ``lexical``, ``bm25``), since the hook ranks with it.
+
+Also ``mem mcp`` (stdio): the time from starting the process to its answer
+to ``initialize`` (``mem_core.mcp.early`` answers it before the SDK is
+loaded; target ≤ 300 ms), and to its answer to the first ``tools/call``
+(everything loaded).
+
 Usage: ``python benchmarks/bench_hooks.py [--runs N] [--json PATH]``
 """
 
@@ -34,6 +42,8 @@ sys.path.insert(0, str(HERE))
 from run import make_corpus, mem_command  # noqa: E402
 
 TARGET_MS = 150.0
+MCP_TARGET_MS = 300.0
+RANKINGS = ("lexical", "bm25")
 PROMPTS = {
     "prompt-submit (relevant)": "How do we handle the login rate limit and token revocation?",
     "prompt-submit (nothing relevant)": "Write a haiku about autumn leaves",
@@ -61,6 +71,41 @@ def timed(cmd: list[str], stdin: bytes, runs: int, cwd: Path, env: dict[str, str
     return statistics.median(times) * 1000
 
 
+def mcp_times(cmd: list[str], runs: int, cwd: Path, env: dict[str, str]) -> dict[str, float]:
+    """Median ms from starting ``mem mcp`` to its answer to ``initialize``,
+    and to its answer to a first ``tools/call`` sent right after."""
+    initialize = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "bench", "version": "1"}}}  # fmt: skip
+    then = [{"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+             "params": {"name": "recall", "arguments": {"query": "login rate limit"}}}]  # fmt: skip
+    firsts, calls = [], []
+    for n in range(runs + 1):
+        started = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                cwd=cwd, env=env)  # fmt: skip
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(initialize).encode() + b"\n")
+        proc.stdin.flush()
+        answer = json.loads(proc.stdout.readline())
+        first = time.perf_counter() - started
+        proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in then))
+        proc.stdin.flush()
+        called = json.loads(proc.stdout.readline())
+        call = time.perf_counter() - started
+        proc.stdin.close()
+        proc.wait()
+        proc.stdout.close()
+        if "result" not in answer or called.get("id") != 1 or called["result"].get("isError"):
+            raise SystemExit(f"mem mcp did not answer: {answer!r} {called!r}")
+        if n:  # the first run warms the caches
+            firsts.append(first)
+            calls.append(call)
+    return {"initialize_ms": round(statistics.median(firsts) * 1000, 1),
+            "first_call_ms": round(statistics.median(calls) * 1000, 1)}  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21)
@@ -83,14 +128,21 @@ def main(argv: list[str] | None = None) -> int:
         rows = []
         start = json.dumps({"session_id": "bench", "cwd": str(corpus), "hook_event_name": "SessionStart"}).encode()
         cases = [("session-start", ["session-start"], start, True)]
-        for label, prompt in PROMPTS.items():
-            data = json.dumps({"session_id": "bench", "cwd": str(corpus), "prompt": prompt}).encode()
-            cases.append((label, ["prompt-submit"], data, "nothing" not in label))
-        for label, event, data, want in cases:
+        for ranking in RANKINGS:
+            for label, prompt in PROMPTS.items():
+                data = json.dumps({"session_id": "bench", "cwd": str(corpus), "prompt": prompt}).encode()
+                cases.append((f"{label} {ranking}", ["prompt-submit"], data, "nothing" not in label, ranking))
+        config = corpus / ".bmad" / "memory" / "mem.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        for label, event, data, want, *ranking in cases:
+            if ranking:
+                config.write_text(f'recall_ranking = "{ranking[0]}"\n')
             ms = timed([*mem, "hook", *event, "--assistant", "claude-code"], data, args.runs, base, env, want)
             cpu = timed.cpu  # type: ignore[attr-defined]
             rows.append({"hook": label, "median_ms": round(ms, 1), "ratio": round(ms / pass_ms, 2),
                          "cpu_ms": round(cpu, 1), "cpu_ratio": round(cpu / pass_cpu, 2)})  # fmt: skip
+        config.unlink()
+        results["mcp"] = mcp_times([*mem, "mcp", "-d", str(corpus)], args.runs, base, env)
         results["python_c_pass_cpu_ms"] = round(pass_cpu, 1)
         results["python_c_pass_ms"] = round(pass_ms, 1)
         results["rows"] = rows
@@ -103,6 +155,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{row['hook']:<34} {row['median_ms']:>10} {row['ratio']:>8} {row['cpu_ms']:>8} {row['cpu_ratio']:>7}"
             f"  ≤ {TARGET_MS:g} ms {verdict}"
         )
+    mcp = results["mcp"]
+    print(
+        f"mem mcp (stdio): initialize answered after {mcp['initialize_ms']} ms (median; ≤ {MCP_TARGET_MS:g} ms "
+        f"{'ok' if mcp['initialize_ms'] <= MCP_TARGET_MS else 'MISSED'}), first tools/call after {mcp['first_call_ms']} ms"
+    )
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0

@@ -64,6 +64,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from mem_cli.commands.hook import run_fast
 
         return run_fast(args[1:])
+    if args[:1] == ["mcp"] and not any(arg in ("--help", "-h") or arg.startswith("--http") for arg in args):
+        # an assistant waits for the handshake: answer it while the rest loads (mem_core.mcp.early)
+        from mem_core.mcp.early import start
+
+        start()
     parsed = parse(args)
     kernel: Kernel | None = None
     if parsed.unknown_long and parsed.action not in OTHER_COMMANDS:

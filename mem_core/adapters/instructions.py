@@ -22,7 +22,7 @@ _MCP = """\
 ## Project memory (mem)
 
 This project keeps its memory with `mem`; its tools come from the `mem` MCP server.
-- At the start of a session, read the brief (the session brief in your context, else the `context` tool).
+- At the start of a session, read the brief (the session brief in your context, else the `brief` tool).
 - Before you change an area, call `recall` with words about it (feature, file, error) and follow the decisions and lessons it returns.
 - When a task ends, call `write` once: what you attempted and its outcome (success, failure, partial, abandoned).
 - Keep a durable fact or decision with `remember`; `reinforce` a pattern that worked.

@@ -1,5 +1,12 @@
 """What the ``prompt-submit`` hook adds to a prompt: a recall for the prompt's
-words, only the results at or above the relevance floor, within a budget.
+words with the project's ranking (the ``recall_ranking`` setting), at most
+:data:`RESULTS` results at or above the relevance floor of that ranking
+that share enough of the prompt's words (:data:`SHARED`), within a budget.
+
+The events the ``session-end`` hook journalled (``"via": "session-end"``)
+are left out: each is the first prompt of a past session, the echo of a
+prompt rather than something the project knows, and would otherwise
+outrank the note a prompt is about for the very words it repeats.
 
 The prompt is a sentence, not a query: its common English words (``how``,
 ``should``, ``the`` …) would only lower every score (recall's coverage
@@ -18,12 +25,28 @@ from mem_core.retrieval.text import tokenize
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
     from mem_core.retrieval.interfaces import Scored
+    from mem_core.settings import Settings
 
-__all__ = ["STOPWORDS", "MAX_WORDS", "prompt_query", "PromptContext", "prompt_context"]
+__all__ = ["STOPWORDS", "MAX_WORDS", "ECHO", "prompt_query", "PromptContext", "prompt_context", "hook_floor"]
 
 MAX_WORDS = 24
-#: how many results recall is asked for, before the floor and the budget
-RESULTS = 8
+#: the most results the hook adds to a prompt, before the budget
+RESULTS = 4
+#: the ``via`` of the journal events the session-end hook writes
+ECHO = "session-end"
+#: how many results past :data:`RESULTS` recall is asked for, so that echo
+#: events ranked first still leave the hook its results
+ECHO_ROOM = 64
+#: the floor of each built-in ranking when ``hook_relevance`` is not set
+#: (their scores are on different scales; calibrated on benchmarks/hooks/,
+#: docs/brief.md)
+FLOORS = {"lexical": 0.12, "bm25": 3.0}
+#: a result shown shares at least this many of the prompt's words (all of a
+#: shorter prompt's, and never fewer than :data:`SHARED_AT_LEAST`): one word
+#: in common is what chit-chat has with documentation ("hello" and a hello
+#: world example), and what no relevant prompt of benchmarks/hooks/ needed
+SHARED = 3
+SHARED_AT_LEAST = 2
 HEAD = "Project memory relevant to this prompt (from `mem recall`; read more with `mem recall <topic>`):"
 STOPWORDS = frozenset(
     """
@@ -46,24 +69,64 @@ def prompt_query(prompt: str) -> str:
     return " ".join(words[:MAX_WORDS])
 
 
-def _item(hit: Scored) -> str:
+#: what a result is worth as evidence, as each injected result says it
+VERIFIED, ACCEPTED, UNVERIFIED = "verified", "receipt: accepted-current", "unverified"
+
+
+def _backed_notes(project: str, kernel: Kernel) -> set[tuple[str, str, str]]:
+    """(file, heading, text hash) of the note sections that an eligible
+    evidence receipt backs today (``mem outcomes``: ``accepted-current``);
+    no receipts file, nothing read."""
+    import os
+
+    from mem_core.files import OUTCOMES
+
+    if not os.path.exists(os.path.join(project, OUTCOMES)):
+        return set()
+    from mem_core.evidence.api import inspect_outcomes
+
+    backed = set()
+    for record in inspect_outcomes(project, kernel=kernel):
+        memory = record.get("memory")
+        if record.get("eligible") and isinstance(memory, dict):
+            backed.add((str(memory.get("file")), str(memory.get("heading")), str(memory.get("textSha256"))))
+    return backed
+
+
+def trust(hit: Scored, backed: set[tuple[str, str, str]]) -> str:
+    """:data:`VERIFIED` for a structured memory a human verified,
+    :data:`ACCEPTED` for a note section an eligible receipt backs (its text
+    as the receipt saw it), :data:`UNVERIFIED` for everything else."""
     fields = hit.fields
     kind = fields.get("kind")
-    score = f"[{hit.score:.2f}]"
+    if kind == "memory":
+        return VERIFIED if fields.get("verified") else UNVERIFIED
+    if kind == "note" and backed:
+        from mem_core.js.record import digest
+
+        key = (str(fields.get("sourceFile")), str(fields.get("ref")), digest(str(fields.get("text", ""))))
+        if key in backed:
+            return ACCEPTED
+    return UNVERIFIED
+
+
+def _item(hit: Scored, label: str) -> str:
+    fields = hit.fields
+    kind = fields.get("kind")
+    score = f"[{hit.score:.2f}] [{label}]"
     if kind == "note":
         text = str(fields.get("text", ""))
         body = text.split("\n", 1)[1] if "\n" in text else ""
         where = (
             f"{shown(str(fields.get('sourceFile') or fields.get('source')), 100)} § {shown(str(fields['ref']), 120)}"
         )
-        return f"- {where} {score}\n  {shown(body, 300)}"
+        return f"- {where} {score}\n  {shown(body, 240)}"
     if kind == "event":
         return f"- journal event {shown(str(fields.get('ref')), 40)} {score}: {shown(str(fields.get('text', '')), 240)}"
     if kind == "memory":
         record = fields.get("memory") or {}
-        mark = "" if fields.get("verified") else " [unverified]"
         content = record.get("content") if isinstance(record, dict) else fields.get("text")
-        return f"- memory {shown(str(fields.get('ref')), 140)}{mark} {score}: {shown(str(content), 240)}"
+        return f"- memory {shown(str(fields.get('ref')), 140)} {score}: {shown(str(content), 240)}"
     where = f"{shown(str(kind), 40)} {shown(str(fields.get('source')), 60)} § {shown(str(fields.get('ref')), 100)}"
     return f"- {where} {score}: {shown(str(fields.get('text', '')), 240)}"
 
@@ -94,19 +157,65 @@ class PromptContext:
         }
 
 
-def prompt_context(prompt: str, *, project: str, floor: float, budget: int, kernel: Kernel) -> PromptContext:
-    """The recall of ``prompt`` in ``project``: the results scoring at least
-    ``floor``, best first, fitted into ``budget`` tokens."""
-    from mem_core.retrieval.api import recall
+def hook_floor(settings: Settings, ranking: str) -> float:
+    """The score a result of ``ranking`` needs to be shown: the
+    ``hook_relevance`` setting where one is set, else the ranking's
+    calibrated floor (:data:`FLOORS`), else the setting's default."""
+    if settings.layer("hook_relevance") == "default":
+        return FLOORS.get(ranking, settings.hook_relevance)
+    return settings.hook_relevance
 
+
+def _shares_enough(hit: Scored, words: set[str]) -> bool:
+    """Whether ``hit`` holds enough of the prompt's ``words`` (compared as
+    ``bm25`` compares them, stems of folded words, whatever ranked it)."""
+    from mem_core.retrieval.analysis import terms
+
+    shared = len(words.intersection(terms(hit.candidate.scored_text)))
+    return shared >= SHARED_AT_LEAST and shared >= min(SHARED, len(words))
+
+
+def _echo(hit: Scored) -> bool:
+    fields = hit.fields
+    if fields.get("kind") != "event":
+        return False
+    event = fields.get("event")
+    return isinstance(event, dict) and event.get("via") == ECHO
+
+
+def prompt_context(
+    prompt: str,
+    *,
+    project: str,
+    budget: int,
+    kernel: Kernel,
+    floor: float | None = None,
+    ranking: str | None = None,
+) -> PromptContext:
+    """The recall of ``prompt`` in ``project`` with ``ranking`` (default:
+    the ``recall_ranking`` setting): the results scoring at least ``floor``
+    (default: :func:`hook_floor`) that are not echo events, best first, at
+    most :data:`RESULTS`, fitted into ``budget`` tokens."""
+    from mem_core.retrieval.api import recall
+    from mem_core.settings import resolve
+
+    kernel, settings = resolve(project, kernel)
+    ranking = ranking or settings.get("recall_ranking")
+    if floor is None:
+        floor = hook_floor(settings, ranking)
     query = prompt_query(prompt)
     if not query:
         return PromptContext(query, floor, [], None)
-    result = recall(query, directory=project, limit=RESULTS, ranking="lexical", kernel=kernel, index=True)
-    kept = [hit for hit in result.results if hit.score >= floor]
+    result = recall(query, directory=project, limit=RESULTS + ECHO_ROOM, ranking=ranking, kernel=kernel, index=True)
+    from mem_core.retrieval.analysis import query_terms
+
+    words = set(query_terms(query))
+    kept = [hit for hit in result.results if hit.score >= floor and not _echo(hit) and _shares_enough(hit, words)]
+    kept = kept[:RESULTS]
     context = PromptContext(query, floor, kept, None)
     context.skipped = result.skipped
     if kept:
-        section = Section("results", "", [_item(hit) for hit in kept], hint="mem recall <topic>")
+        backed = _backed_notes(settings.project, kernel)
+        section = Section("results", "", [_item(hit, trust(hit, backed)) for hit in kept], hint="mem recall <topic>")
         context.fitted = fit([HEAD], [section], budget)
     return context

@@ -207,9 +207,7 @@ def _work(hook: _Hook, data: dict[str, Any], watchdog: Watchdog) -> str:
             return ""  # beforeSubmitPrompt cannot add context
         from mem_core.hooks.prompt import prompt_context
 
-        context = prompt_context(
-            prompt, project=root, floor=settings.hook_relevance, budget=settings.prompt_budget, kernel=kernel
-        )
+        context = prompt_context(prompt, project=root, budget=settings.prompt_budget, kernel=kernel)
         if context.skipped:
             raise MemError("recall: skipped " + "; ".join(f"{s['path']}: {s['reason']}" for s in context.skipped))
         return context.text
@@ -221,10 +219,12 @@ def _work(hook: _Hook, data: dict[str, Any], watchdog: Watchdog) -> str:
     state = claim_session(root, session)
     if state is None or not isinstance(state.get("first_prompt"), str):
         return ""
+    from mem_core.hooks.prompt import ECHO
     from mem_core.journal.api import write
     from mem_core.retrieval.text import one_line
 
-    write(agent=hook.assistant, cli=hook.assistant, task=one_line(state["first_prompt"]), directory=root, kernel=kernel)
+    task = one_line(state["first_prompt"])
+    write(agent=hook.assistant, cli=hook.assistant, task=task, directory=root, kernel=kernel, via=ECHO)
     return ""
 
 

@@ -41,9 +41,12 @@ def write(
     signals: dict[str, str] | None = None,
     now: str | None = None,
     kernel: Kernel | None = None,
+    via: str | None = None,
 ) -> WriteResult:
     """Append one event to the journal (mem-cli.md §3). ``signals`` maps
-    signal names (``eval``, ``accept``, ``ci`` or a plugin's) to option text."""
+    signal names (``eval``, ``accept``, ``ci`` or a plugin's) to option text;
+    ``via`` marks an event no agent wrote (see
+    :func:`mem_core.journal.records.append_event`)."""
     from mem_core.journal.records import append_event
     from mem_core.reinforcement.signals import parse_signals
     from mem_core.settings import resolve
@@ -52,7 +55,15 @@ def write(
     now = now or now_iso()
     recorded = parse_signals(kernel, signals or {})
     event = append_event(
-        settings.project, ts=now, agent=agent, cli=cli, model=model, task=task, outcome=outcome, signals=recorded
+        settings.project,
+        ts=now,
+        agent=agent,
+        cli=cli,
+        model=model,
+        task=task,
+        outcome=outcome,
+        signals=recorded,
+        via=via,
     )
     from mem_core.brief.refresh import refresh_brief
 

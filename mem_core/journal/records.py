@@ -33,8 +33,12 @@ def append_event(
     task: str | None = None,
     outcome: str | None = None,
     signals: dict[str, Any] | None = None,
+    via: str | None = None,
 ) -> dict[str, Any]:
-    """Validate and append one event; returns the record as written."""
+    """Validate and append one event; returns the record as written.
+    ``via`` names what wrote it when that was not an agent's ``mem write``
+    (``session-end``: the hook's echo of a session's first prompt), in a
+    last key of its own that the event's text and ``id`` leave out."""
     if not isinstance(agent, str) or not agent:
         raise MemError("appendEvent: event.agent is required")
     if outcome is not None and outcome not in OUTCOMES:
@@ -50,4 +54,6 @@ def append_event(
         "artifactHashes": [],
     }
     record["id"] = deterministic_id(ts, agent, record["task"])
+    if via is not None:
+        record["via"] = via
     return append_record(project, JOURNAL, record)

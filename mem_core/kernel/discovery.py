@@ -1,15 +1,12 @@
-"""Plugin discovery without pluggy: the default plugins, the registration
-hook of each, and the ``mem.plugins`` entry points of the installed
-distributions. The kernel reads these before it decides whether it needs a
-plugin manager at all (:meth:`mem_core.kernel.Kernel.registry`): importing
-pluggy costs more than a whole ``mem write``.
+"""What plugins exist, before any is imported: the default plugins, the
+registration hook of each, and the ``mem.plugins`` entry points of the
+installed distributions (:mod:`importlib.metadata`).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -85,6 +82,9 @@ def default_hook(module_name: str) -> str:
 
 
 class _EntryPoint:
+    """One ``mem.plugins`` entry point: its name, its object reference
+    (``module:attr``) and its distribution's version."""
+
     __slots__ = ("name", "value", "version")
 
     def __init__(self, name: str, value: str, version: str) -> None:
@@ -93,11 +93,9 @@ class _EntryPoint:
         self.version = version
 
     def load(self) -> Any:
-        module_name, _, attr = self.value.partition(":")
-        obj = import_module(module_name.strip())
-        for part in attr.strip().split(".") if attr.strip() else ():
-            obj = getattr(obj, part)
-        return obj
+        from importlib.metadata import EntryPoint
+
+        return EntryPoint(self.name, self.value, ENTRY_POINT_GROUP).load()
 
 
 def defaults_only(settings: Any) -> bool:
@@ -110,69 +108,87 @@ def defaults_only(settings: Any) -> bool:
     return not settings.plugins and all(ep.name in disabled for ep in entry_points())
 
 
-#: the last scan: what it was read from (``sys.path`` and its directories'
-#: modification times) and what it found
+#: the last scan in this process: the state of ``sys.path`` it was read
+#: from (:func:`_stamp`) and what it found
 _scanned: tuple[tuple[object, ...], list[_EntryPoint]] | None = None
 
 
 def entry_points() -> list[_EntryPoint]:
     """The ``mem.plugins`` entry points of the distributions on ``sys.path``,
-    read once per process while ``sys.path`` and its directories stay as
-    they were (a distribution installed or removed changes a directory's
-    modification time).
+    sorted by name (the first distribution found on ``sys.path`` wins).
 
-    Reads each ``*.dist-info/entry_points.txt`` directly: importing
-    :mod:`importlib.metadata` (which pulls in :mod:`email`) costs 14-20 ms,
-    a tenth of the start-up budget of ``mem write`` (benchmarks/). As with
-    importlib.metadata, the first distribution found on ``sys.path`` wins.
+    :mod:`importlib.metadata` reads every installed distribution's metadata,
+    several times the work of a whole ``mem recall``; its answer changes only
+    when a distribution is installed or removed, which changes a ``sys.path``
+    directory's modification time. So the answer is kept, with that state,
+    for this process and in mem's user cache for the next one, and asked
+    again only when the state differs.
     """
     global _scanned
-    stamp: list[object] = []
+    stamp = _stamp()
+    if _scanned is None or _scanned[0] != stamp:
+        found = _read_cached(stamp)
+        if found is None:
+            found = _scan()
+            _write_cached(stamp, found)
+        _scanned = (stamp, found)
+    return list(_scanned[1])
+
+
+def _stamp() -> tuple[object, ...]:
+    """``sys.path`` and each directory's modification time."""
+    stamp: list[object] = [sys.version]
     for base in sys.path:
         try:
             stamp.append((base, os.stat(base or ".").st_mtime_ns))
         except OSError:
             stamp.append((base, None))
-    key = tuple(stamp)
-    if _scanned is None or _scanned[0] != key:
-        _scanned = (key, _scan())
-    return list(_scanned[1])
+    return tuple(stamp)
 
 
 def _scan() -> list[_EntryPoint]:
+    from importlib.metadata import entry_points as installed
+
     found: dict[str, _EntryPoint] = {}
-    for base in sys.path:
-        try:
-            entries = sorted(os.listdir(base or "."))
-        except OSError:
-            continue
-        for entry in entries:
-            if not entry.endswith((".dist-info", ".egg-info")):
-                continue
-            try:
-                with open(os.path.join(base or ".", entry, "entry_points.txt"), encoding="utf-8") as fh:
-                    text = fh.read()
-            except OSError:
-                continue
-            if f"[{ENTRY_POINT_GROUP}]" not in text:
-                continue
-            version = entry.rsplit(".", 1)[0].partition("-")[2]
-            for name, value in _group_lines(text):
-                found.setdefault(name, _EntryPoint(name, value, version))
+    for ep in installed(group=ENTRY_POINT_GROUP):
+        version = (ep.dist.version if ep.dist is not None else None) or ""
+        found.setdefault(ep.name, _EntryPoint(ep.name, ep.value, version))
     return [found[name] for name in sorted(found)]
 
 
-def _group_lines(text: str) -> list[tuple[str, str]]:
-    lines = []
-    inside = False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith(("#", ";")):
-            continue
-        if line.startswith("["):
-            inside = line == f"[{ENTRY_POINT_GROUP}]"
-            continue
-        if inside and "=" in line:
-            name, _, value = line.partition("=")
-            lines.append((name.strip(), value.strip()))
-    return lines
+def _cache_file() -> str:
+    from mem_core.files.usercache import cache_base, name_key
+
+    return os.path.join(cache_base(None), "entry-points", name_key(sys.prefix))
+
+
+def _read_cached(stamp: tuple[object, ...]) -> list[_EntryPoint] | None:
+    """The entry points cached for ``stamp``, or ``None``."""
+    import marshal
+
+    try:
+        with open(_cache_file(), "rb") as fh:
+            cached_stamp, rows = marshal.load(fh)
+        if cached_stamp != stamp:
+            return None
+        return [_EntryPoint(name, value, version) for name, value, version in rows]
+    except (OSError, EOFError, ValueError, TypeError):  # absent, unreadable or not ours: scan
+        return None
+
+
+def _write_cached(stamp: tuple[object, ...], found: list[_EntryPoint]) -> None:
+    """Keep ``found`` for ``stamp``; a cache that cannot be written is no failure."""
+    import marshal
+
+    path = _cache_file()
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temporary, "wb") as fh:
+            marshal.dump((stamp, [(ep.name, ep.value, ep.version) for ep in found]), fh)
+        os.replace(temporary, path)
+    except OSError:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass

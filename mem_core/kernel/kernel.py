@@ -15,7 +15,6 @@ from __future__ import annotations
 import _thread
 from collections.abc import Callable
 from functools import partial
-from importlib import import_module
 from typing import TYPE_CHECKING
 
 from mem_core.errors import PluginError
@@ -133,17 +132,15 @@ class Kernel:
         self._failures: dict[str, str] = {}
         self._lock = _thread.RLock()
         self._cache: FileCache | None = cache
-        #: whether only the default plugins take part (known on first need)
-        self._only_defaults: bool | None = None
-        #: default plugins that failed to import on the direct path
-        self._default_infos: list[Any] = []
 
     @property
     def pm(self) -> pluggy.PluginManager:
         """The plugin manager: the one given to the constructor, else built
         (:func:`~mem_core.kernel.manager.make_plugin_manager`) on first use,
         so a kernel that needs no registry (``mem write`` without a signal)
-        imports no plugin and not pluggy."""
+        neither reads the installed entry points nor imports a plugin. The
+        default plugins are imported only when a registry of their kind is
+        first needed (:func:`~mem_core.kernel.manager.load_defaults`)."""
         pm = self._pm
         if pm is None:
             with self._lock:
@@ -198,8 +195,6 @@ class Kernel:
         return registry
 
     def _collect(self, hook_name: str, kind: str) -> Registry[Any]:
-        if self._pm is None and self._defaults_only():
-            return self._collect_defaults(hook_name, kind)
         from mem_core.kernel.manager import load_defaults
 
         pm = self.pm
@@ -270,56 +265,6 @@ class Kernel:
                 continue
             entries.extend((plugin_name, cls) for cls in classes)
         return entries, failed
-
-    def _defaults_only(self) -> bool:
-        """Whether no plugin but the default ones can take part: no
-        ``plugins`` setting, and no ``mem.plugins`` entry point installed
-        that the ``disable_plugins`` setting does not block."""
-        only = self._only_defaults
-        if only is None:
-            from mem_core.kernel.discovery import defaults_only
-
-            only = self._only_defaults = defaults_only(self.settings)
-        return only
-
-    def _collect_defaults(self, hook_name: str, kind: str) -> Registry[Any]:
-        """:meth:`_collect` when only the default plugins take part
-        (:meth:`_defaults_only`): the same registry, built by calling their
-        implementations of ``hook_name`` directly, in
-        :data:`~mem_core.kernel.discovery.DEFAULT_PLUGINS` order, with the
-        arguments each names — as pluggy's relay would call them — without
-        importing pluggy or building a plugin manager (which a later need,
-        ``mem plugins`` say, still builds as before)."""
-        from mem_core.kernel.discovery import DEFAULT_PLUGINS, PluginInfo, default_hook
-
-        settings = self.settings
-        disabled = settings.disable_plugins
-        context = self.context()
-        broken = [(info.name, info.error) for info in self._default_infos if info.error]
-        calls: list[tuple[str, Any, Callable[[], list[Any]]]] = []
-        for short, module_name in DEFAULT_PLUGINS.items():
-            if short in disabled or default_hook(module_name) != hook_name:
-                continue
-            try:
-                module = import_module(module_name)
-            except Exception as exc:  # as make_plugin_manager records a plugin that fails to import
-                if settings.strict_plugins:
-                    raise PluginError(f"plugin '{short}' ({module_name}) failed to load: {exc}") from exc
-                from mem_core import __version__
-
-                error = f"{type(exc).__name__}: {exc}"
-                self._default_infos.append(PluginInfo(short, module_name, __version__, "default", error=error))
-                broken.append((short, error))
-                continue
-            implementation: Any = getattr(module, hook_name, None)
-            if getattr(implementation, "mem_impl", None) is None:
-                continue
-            code = implementation.__code__
-            wanted = {"context": context}
-            arguments = {name: wanted[name] for name in code.co_varnames[: code.co_argcount] if name in wanted}
-            calls.append((short, module, partial(_call_one, implementation, arguments)))
-        entries, _failed = self._call_each(hook_name, kind, calls, broken)
-        return Registry(kind, entries, broken=broken)
 
     @property
     def note_sources(self) -> Registry[NoteSource]:
@@ -394,10 +339,6 @@ class Kernel:
         with self._lock:
             load_defaults(self.pm)
         return self._infos()
-
-
-def _call_one(implementation: Callable[..., Any], arguments: dict[str, Any]) -> list[Any]:
-    return [implementation(**arguments)]
 
 
 def _as_list(result: Any) -> list[Any]:

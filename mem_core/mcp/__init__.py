@@ -6,7 +6,9 @@ runs them on the MCP Python SDK, which is imported only there.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # not typing's: `mem mcp` answers the handshake before the heavy imports
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["serve", "MemServer", "TOOLS"]
 

@@ -23,7 +23,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from mem_core.errors import MemError, UsageError
-from mem_core.mcp.tools import TOOLS, Tool, ToolContext
+from mem_core.mcp.tools import INSTRUCTIONS, TOOLS, Tool, ToolContext
 
 if TYPE_CHECKING:
     from mcp import types
@@ -34,13 +34,6 @@ if TYPE_CHECKING:
 __all__ = ["MemServer", "serve", "parse_http", "INSTRUCTIONS"]
 
 log = logging.getLogger("mem.mcp")
-
-INSTRUCTIONS = (
-    "Memory of this project (mem). Call `recall` before a task and when the project may already have "
-    "decided or learned something about it; `write` a journal event when a task ends; `remember` a durable "
-    "fact, preference or mistake; `memories` and `context` to read structured memories. Confirming a memory "
-    "(`mem verify`) or storing one as the user (`--as-user`) is for the human, on a terminal."
-)
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -57,7 +50,7 @@ class MemServer:
     """The tools, bound to one project and one kernel.
 
     :meth:`call` runs a tool and returns its structured result (what the
-    command prints with ``--json``) and that JSON as text; it raises
+    command prints with ``--json``) and that JSON as compact text; it raises
     :class:`ToolFailure` with the CLI's message. Safe to call from many
     threads at once.
     """
@@ -102,7 +95,7 @@ class MemServer:
         from mem_core.js.jsonfmt import dumps
         from mem_core.textsafe import escape_json
 
-        text = dumps(result.to_json(), 2)
+        text = dumps(result.to_json())  # compact: every byte of it is a token the agent pays for
         # the text content shows no raw bidirectional or zero-width character
         return json.loads(text), escape_json(text)
 
@@ -194,18 +187,50 @@ def _logging() -> None:
 
 
 async def _run_stdio(mem: MemServer) -> None:
-    from io import TextIOWrapper
-
+    """The SDK's server on the lines :mod:`mem_core.mcp.early` has read
+    (and answered, for the handshake) since the process started; what it
+    answers goes out as the SDK's stdio transport writes it."""
     import anyio
-    from mcp.server.stdio import stdio_server
+    from mcp import types
+    from mcp.shared.message import SessionMessage
 
+    from mem_core.mcp.early import start
+
+    early = start()
     # the protocol owns fd 1; a stray print() goes to stderr instead
-    stdin = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
-    stdout = anyio.wrap_file(TextIOWrapper(sys.stdout.buffer, encoding="utf-8"))
     sys.stdout = sys.stderr
     server = mem.build()
-    async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    incoming_send, incoming = anyio.create_memory_object_stream[Any](0)
+    outgoing, outgoing_receive = anyio.create_memory_object_stream[Any](0)
+
+    async def read() -> None:
+        async with incoming_send:
+            while True:
+                line = await anyio.to_thread.run_sync(early.next_line, abandon_on_cancel=True)
+                if line is None:
+                    return
+                try:
+                    message = types.JSONRPCMessage.model_validate_json(line)
+                except Exception as exc:  # the session reports it, as the SDK's transport does
+                    await incoming_send.send(exc)
+                    continue
+                await incoming_send.send(SessionMessage(message))
+
+    async def write() -> None:
+        async with outgoing_receive:
+            async for sent in outgoing_receive:
+                message = sent.message.root
+                if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)) and early.answered_here(message.id):
+                    continue
+                data = sent.message.model_dump_json(by_alias=True, exclude_none=True)
+                await anyio.to_thread.run_sync(early.write, data.encode("utf-8") + b"\n")
+
+    early.hand_over()
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(read)
+        tasks.start_soon(write)
+        await server.run(incoming, outgoing, server.create_initialization_options())
+        tasks.cancel_scope.cancel()
 
 
 async def _run_http(mem: MemServer, host: str, port: int) -> None:

@@ -23,7 +23,16 @@ from mem_core.memories.kinds import CATEGORIES, PRIORITIES, SOURCES, VERIFICATIO
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
 
-__all__ = ["Tool", "ToolContext", "TOOLS", "tool_names"]
+__all__ = ["Tool", "ToolContext", "TOOLS", "tool_names", "INSTRUCTIONS"]
+
+#: what the server tells a client at the handshake
+INSTRUCTIONS = (
+    "Memory of this project (mem). Call `recall` before a task and when the project may already have "
+    "decided or learned something about it; `write` a journal event when a task ends; `remember` a durable "
+    "fact, preference or mistake; `brief` for what to know at the start of a session; `memories` and "
+    "`context` to read structured memories. Confirming a memory "
+    "(`mem verify`) or storing one as the user (`--as-user`) is for the human, on a terminal."
+)
 
 OUTCOMES = ["success", "failure", "partial", "abandoned"]
 
@@ -305,6 +314,12 @@ def _context(ctx: ToolContext, args: dict[str, Any]) -> Any:
     )
 
 
+def _brief(ctx: ToolContext, args: dict[str, Any]) -> Any:
+    from mem_core.brief.api import brief
+
+    return brief(directory=ctx.project, budget=args.get("budget"), kernel=ctx.kernel)
+
+
 _MEMORIES_LIST = _obj(
     {
         "count": {"type": "integer"},
@@ -566,6 +581,38 @@ TOOLS: tuple[Tool, ...] = (
             ("mind", "total", "verified", "unverified", "memories", "text"),
         ),
         run=_context,
+        read_only=True,
+    ),
+    Tool(
+        name="brief",
+        title="Session brief",
+        description=(
+            "What to know at the start of a session, within a token budget: the critical and high structured "
+            "memories (each verified or unverified), the headings of the decisions, lessons and patterns, the "
+            "recent failures and the proposed promotions. `recall` reads the text behind a heading."
+        ),
+        input_schema=_obj(
+            {
+                "budget": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "At most this many tokens (estimated). Default: the context_budget setting, 1500.",
+                }
+            }
+        ),
+        output_schema=_obj(
+            {
+                "project": {"type": "string"},
+                "budget": {"type": "integer"},
+                "tokens": {"type": "integer", "description": "The estimated tokens of text."},
+                "sections": {"type": "array", "items": {"type": "object"}},
+                "omitted": {"type": "integer", "description": "How many items did not fit."},
+                "text": {"type": "string", "description": "The brief as plain text."},
+            },
+            ("project", "budget", "tokens", "sections", "omitted", "text"),
+            closed=False,
+        ),
+        run=_brief,
         read_only=True,
     ),
 )

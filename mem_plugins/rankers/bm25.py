@@ -218,28 +218,94 @@ class Bm25Ranker(Ranker):
             return []
         average = _average(itertools.chain.from_iterable(lengths), total)
         idf = _idf(frequency, total)
-        width = len(terms)
-        # (-score, position in the recall, candidate or (block, position)): sorted, best first
-        scored: list[tuple[float, int, Any]] = [
-            (-_score([(w, counts.get(t)) for t, w in idf.items()], length, average, width), position, candidate)
-            for position, counts, length, candidate in plain
-        ]
-        for at, block, found in blocks:
-            held = [(weight, found[term]) for term, weight in idf.items()]
-            block_lengths = block.index.lengths
-            for position in set().union(*(tfs for _, tfs in held)):
-                tfs = [(weight, tfs.get(position)) for weight, tfs in held]
-                scored.append((-_score(tfs, block_lengths[position], average, width), at + position, (block, position)))
-        scored.sort()  # positions differ: the third item is never compared
-        # weights are in [0, 1] (a decay): a text whose score alone is below
-        # the limit-th best weighted score cannot enter the result, so its
-        # weight is never computed (nor its candidate made)
-        limit = query.limit
-        best: list[float] = []  # min-heap of the best weighted scores so far
-        kept: list[tuple[float, int, Candidate]] = []
+        return _top(idf, len(terms), average, plain, blocks, query.limit)
+
+
+#: up to this many query terms of some frequency, the documents holding each
+#: set of terms are found by set operations, one set at a time
+_SET_TERMS = 5
+
+
+def _block_masks(postings: list[dict[int, float]]) -> dict[int, list[int]]:
+    """The positions of a block holding each set of terms (a bit per term)."""
+    masks: dict[int, int] = {}
+    for n, found in enumerate(postings):
+        bit = 1 << n
+        for position in found:
+            masks[position] = masks.get(position, 0) | bit
+    by_mask: dict[int, list[int]] = {}
+    for position, mask in masks.items():
+        by_mask.setdefault(mask, []).append(position)
+    return by_mask
+
+
+def _top(
+    idf: dict[str, float],
+    width: int,
+    average: float,
+    plain: list[tuple[int, dict[str, float], float, Candidate]],
+    blocks: list[tuple[int, CandidateBlock, dict[str, dict[int, float]]]],
+    limit: int,
+) -> list[Scored]:
+    """The ``limit`` best documents holding a query term, by weighted score
+    then position, scoring and weighing only those that can still reach
+    them. A term adds at most its IDF × (K1 + 1) (``tf / (tf + norm)`` < 1),
+    so the documents holding one set of terms share a bound; sets are taken
+    by descending bound and stop once a bound is below the ``limit``-th best
+    weighted score so far (weights are in [0, 1]: a decay)."""
+    weights = list(idf.values())
+    count = len(weights)
+    if limit <= 0 or not count:
+        return []
+    holders: dict[int, list[tuple[int, Any, float, Any]]] = {}  # plain candidates by the set of terms they hold
+    for position, counts, length, candidate in plain:
+        tfs = [counts.get(term) for term in idf]
+        mask = sum(1 << n for n, tf in enumerate(tfs) if tf)
+        holders.setdefault(mask, []).append((position, tfs, length, candidate))
+    postings = [(at, block, [found[term] for term in idf]) for at, block, found in blocks]
+    keys = [[set(tfs) for tfs in tfs_of] for _at, _block, tfs_of in postings] if count <= _SET_TERMS else []
+    if count <= _SET_TERMS:
+        # every set of terms, its documents found by set operations when its turn comes
+        masks: Iterable[int] = range(1, 1 << count)
+        by_mask = None
+    else:
+        by_mask = [_block_masks(found) for _at, _block, found in postings]
+        masks = set(holders).union(*by_mask)
+
+    def documents(mask: int) -> list[tuple[int, Any, float, Any]]:
+        found = list(holders.get(mask, ()))
+        for number, (at, block, tfs_of) in enumerate(postings):
+            if by_mask is None:
+                sets = keys[number]
+                held = [sets[n] for n in range(count) if mask >> n & 1]
+                left = [sets[n] for n in range(count) if not mask >> n & 1]
+                positions: Iterable[int] = held[0].intersection(*held[1:]).difference(*left)
+            else:
+                positions = by_mask[number].get(mask, ())
+            lengths = block.index.lengths
+            found.extend((at + p, [tfs.get(p) for tfs in tfs_of], lengths[p], (block, p)) for p in positions)
+        return found
+
+    bounds = []
+    for mask in masks:
+        held = [n for n in range(count) if mask >> n & 1]
+        bound = sum(weights[n] for n in held) * (K1 + 1)
+        if len(held) < width:
+            bound *= (len(held) / width) ** COVERAGE
+        bounds.append((bound * (1 + 1e-9), mask))  # a margin for rounding; the true gap is far wider
+    bounds.sort(reverse=True)
+    best: list[float] = []  # min-heap of the best weighted scores so far
+    kept: list[tuple[float, int, Candidate]] = []
+    for bound, mask in bounds:
+        if len(best) == limit and bound < best[0]:
+            break  # no document of this set or a later one can reach the top
+        scored = sorted(
+            (-_score(zip(weights, tfs, strict=True), length, average, width), position, made)
+            for position, tfs, length, made in documents(mask)
+        )  # positions differ: the third item is never compared
         for negated, position, made in scored:
             score = -negated
-            if limit <= 0 or score <= 0 or (len(best) == limit and score < best[0]):
+            if score <= 0 or (len(best) == limit and score < best[0]):
                 break
             candidate = made[0].candidate(made[1]) if isinstance(made, tuple) else made
             weight = candidate.weigh()
@@ -251,8 +317,8 @@ class Bm25Ranker(Ranker):
                     heapq.heappush(best, score)
                 elif score > best[0]:
                     heapq.heapreplace(best, score)
-        kept.sort(key=lambda item: (-item[0], item[1]))
-        return [Scored(candidate, score) for score, _, candidate in kept[:limit]]
+    kept.sort(key=lambda item: (-item[0], item[1]))
+    return [Scored(candidate, score) for score, _, candidate in kept[:limit]]
 
 
 @hookimpl

@@ -146,7 +146,7 @@ def test_plugins_takes_the_projects_config(mem, tmp_path: Path) -> None:
 
 def test_every_command_that_reads_a_project_takes_d() -> None:
     # hook reads the project from the assistant's JSON (its cwd); mcp, like the rest, takes -d;
-    # human login reads no project (a server URL and the user's own key)
+    # human login reads no project: it keeps a server session in the user's config
     without = []
     for argv in _all_commands():
         command = typer.main.get_command(make_app())

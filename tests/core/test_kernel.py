@@ -297,7 +297,7 @@ def test_a_write_imports_no_verifier_store_or_adapter(project: Path) -> None:
     )
 
 
-# -- only the default plugins: the registries without pluggy -----------------
+# -- the default plugins, resolved lazily --------------------------------------
 
 
 def test_a_plugin_marked_by_mem_core_hookimpl_registers_with_pluggy() -> None:
@@ -312,68 +312,87 @@ def test_a_plugin_marked_by_mem_core_hookimpl_registers_with_pluggy() -> None:
     assert impl.tryfirst
 
 
-def _shape(registry) -> tuple:
-    return [(name, cls, registry.provider(name)) for name, cls in registry.items()], registry.broken
-
-
-HOOK_NAMES = [
-    "mem_register_note_sources",
-    "mem_register_rankers",
-    "mem_register_reward_signals",
-    "mem_register_outcome_verifiers",
-    "mem_register_stores",
-    "mem_register_adapters",
-]
-
-
-@pytest.mark.parametrize("disabled", ["testranker", "testranker,bm25,junit,adapter_aider"])
-def test_with_only_default_plugins_the_registries_are_the_plugin_managers(
-    disabled: str, monkeypatch: pytest.MonkeyPatch
+def test_a_registry_imports_and_registers_only_the_default_plugins_of_its_kind(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from mem_core.settings import load_settings
 
-    monkeypatch.setenv("MEM_DISABLE_PLUGINS", disabled)
+    monkeypatch.setenv("MEM_DISABLE_PLUGINS", "testranker,bm25")
     monkeypatch.delenv("MEM_PLUGINS", raising=False)
-    direct = Kernel(settings=load_settings())
-    managed = Kernel(make_plugin_manager(settings=load_settings()), settings=load_settings())
-    for hook in HOOK_NAMES:
-        assert _shape(direct.registry(hook)) == _shape(managed.registry(hook)), hook
-    assert direct._pm is None  # no plugin manager was built, pluggy not needed
-    for name in disabled.split(",")[1:]:
-        assert all(provider != name for _n, _c, provider in _shape(direct.registry(HOOK_NAMES[1]))[0])
+    kernel = Kernel(settings=load_settings())
+    assert kernel.rankers.names() == ["lexical", "evidence"]
+    registered = {name for name, plugin in kernel.pm.list_name_plugin() if plugin is not None}
+    assert {"lexical", "evidence"} <= registered
+    assert not registered & {"bm25", "nexus", "junit", "signal_ci", "adapter_aider"}
+    assert kernel.pm.hook.mem_register_rankers.get_hookimpls()  # called through the relay
 
 
-def test_a_default_plugin_that_fails_to_import_is_broken_on_both_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_default_plugin_that_fails_to_import_is_broken(monkeypatch: pytest.MonkeyPatch) -> None:
     from mem_core.kernel.discovery import DEFAULT_PLUGINS
     from mem_core.settings import load_settings
 
     monkeypatch.setitem(DEFAULT_PLUGINS, "ghost", "mem_plugins.rankers.no_such_ranker_module")
     monkeypatch.setenv("MEM_DISABLE_PLUGINS", "testranker")
-    direct = Kernel(settings=load_settings())
-    managed = Kernel(make_plugin_manager(settings=load_settings()), settings=load_settings())
-    assert _shape(direct.rankers) == _shape(managed.rankers)
-    assert [name for name, _error in direct.rankers.broken] == ["ghost"]
+    kernel = Kernel(settings=load_settings())
+    assert "lexical" in kernel.rankers
+    assert [name for name, _error in kernel.rankers.broken] == ["ghost"]
     monkeypatch.setenv("MEM_STRICT_PLUGINS", "1")
     with pytest.raises(MemError, match="plugin 'ghost'"):
         Kernel(settings=load_settings()).rankers  # noqa: B018
 
 
-def test_a_plugin_named_by_setting_or_an_enabled_entry_point_brings_the_plugin_manager(
-    monkeypatch: pytest.MonkeyPatch,
+def _dist(site: Path, name: str, version: str, lines: str) -> None:
+    info = site / f"{name}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    (info / "entry_points.txt").write_text(lines)
+
+
+def test_entry_points_are_read_from_the_installed_metadata_and_kept_until_sys_path_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from mem_core.kernel import discovery
+
+    site = tmp_path / "site"
+    _dist(site, "mem_extra", "0.9", "[console_scripts]\nx = y:z\n\n[mem.plugins]\nextra = mem_extra_mod:plugin\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(discovery, "_scanned", None)
+    found = {ep.name: (ep.value, ep.version) for ep in discovery.entry_points()}
+    assert found["extra"] == ("mem_extra_mod:plugin", "0.9")
+
+    # the next process reads the cached answer while nothing was installed
+    def no_scan() -> list[object]:
+        raise AssertionError("scanned again")
+
+    monkeypatch.setattr(discovery, "_scanned", None)
+    monkeypatch.setattr(discovery, "_scan", no_scan)
+    assert "extra" in {ep.name for ep in discovery.entry_points()}
+    monkeypatch.undo()
+
+    # a distribution installed: sys.path's directory changed, so it is read again
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    _dist(site, "mem_more", "2.0", "[mem.plugins]\nmore = mem_more_mod\n")
+    assert {"extra", "more"} <= {ep.name for ep in discovery.entry_points()}
+
+
+def test_defaults_only_unless_a_plugin_is_named_or_an_enabled_entry_point_is_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mem_core.kernel.discovery import defaults_only
     from mem_core.settings import load_settings
 
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("MEM_DISABLE_PLUGINS", "testranker")
-    monkeypatch.setenv("MEM_PLUGINS", "tests.core.test_kernel")  # a module with no hook: still a plugin
-    kernel = Kernel(settings=load_settings())
-    assert "lexical" in kernel.rankers and kernel._pm is not None
+    monkeypatch.delenv("MEM_PLUGINS", raising=False)
+    assert defaults_only(load_settings())
+    monkeypatch.setenv("MEM_PLUGINS", "tests.core.test_kernel")
+    assert not defaults_only(load_settings())
     monkeypatch.delenv("MEM_PLUGINS")
-    monkeypatch.setattr(
-        "mem_core.kernel.discovery.entry_points",
-        lambda: [__import__("mem_core.kernel.discovery").kernel.discovery._EntryPoint("other", "x:y", "1")],
-    )
-    kernel = Kernel(settings=load_settings())
-    assert kernel._defaults_only() is False
+    _dist(tmp_path / "site", "mem_other", "1.0", "[mem.plugins]\nother = x:y\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    assert not defaults_only(load_settings())
 
 
 def test_a_recall_served_by_the_index_imports_no_json_lock_store_nor_date_parser(tmp_path: Path) -> None:

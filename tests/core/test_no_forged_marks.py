@@ -97,7 +97,7 @@ def test_the_brief_and_the_prompt_hook_show_it_escaped(forged: Path, kernel) -> 
     assert "identity/motto [unverified]: ok\\x1b[2K" in text
     context = prompt_context("what is the motto identity", project=str(forged), floor=0.0, budget=2000,
                              kernel=kernel)  # fmt: skip
-    assert "memory identity/motto [unverified]" in context.text
+    assert "memory identity/motto [" in context.text and "] [unverified]: ok" in context.text
     assert_safe(context.text)
 
 

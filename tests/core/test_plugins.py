@@ -88,6 +88,7 @@ def _install_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: 
     site = tmp_path / "site"
     (site / f"{name}-0.9.dist-info").mkdir(parents=True)
     (site / f"{name}-0.9.dist-info" / "entry_points.txt").write_text(f"[mem.plugins]\n{name} = {module}\n")
+    (site / f"{name}-0.9.dist-info" / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.9\n")
     (site / f"{module}.py").write_text(source)
     monkeypatch.syspath_prepend(str(site))
 

@@ -219,10 +219,46 @@ def test_session_end_journals_the_first_prompt_once(hook, fixture_project: Path,
     from mem_core.retrieval.text import one_line
 
     assert (event["agent"], event["cli"], event["outcome"], event["ts"]) == ("claude-code", "claude-code", None, NOW)
+    assert list(event)[-2:] == ["id", "via"] and event["via"] == "session-end"  # the prompt's echo, marked
     assert event["task"] == one_line(long_prompt) and event["task"].endswith("…") and len(event["task"]) == 120
     assert hook("prompt-submit", "claude-code", payload(fixture_project, prompt="after the end")).code == 0
     assert hook("session-end", "claude-code", payload(fixture_project)).code == 0
     assert len(journal(fixture_project)) == before + 1
+
+
+def test_echo_events_never_crowd_out_the_notes(hook, fixture_project: Path) -> None:
+    """60 sessions that began with the same prompt: their events repeat its
+    words, outrank the note for them, and are left out of the hook's recall
+    (``mem recall`` still finds them)."""
+    from mem_core.journal.api import write
+    from mem_core.retrieval.api import recall
+
+    before = json.loads(hook("prompt-submit", "claude-code", payload(fixture_project, prompt=RELEVANT)).out)
+    for n in range(60):
+        session = payload(fixture_project, session_id=f"s{n}", prompt=RELEVANT) if n < 2 else None
+        if session is not None:  # two through the real hooks, the rest through the same API call
+            hook("prompt-submit", "claude-code", session)
+            hook("session-end", "claude-code", session)
+        else:
+            write(
+                agent="claude-code", cli="claude-code", task=RELEVANT, directory=str(fixture_project), via="session-end"
+            )
+    top = recall(prompt_query(RELEVANT), directory=str(fixture_project), now=NOW).results
+    assert top[0].fields["kind"] == "event" and top[0].fields["event"]["via"] == "session-end"
+    after = json.loads(hook("prompt-submit", "claude-code", payload(fixture_project, prompt=RELEVANT)).out)
+    assert after == before
+    assert "Use Redis for login rate limiting" in after["hookSpecificOutput"]["additionalContext"]
+    assert "claude-code claude-code" not in after["hookSpecificOutput"]["additionalContext"]
+
+
+def test_the_hook_ranks_with_the_recall_ranking_setting(hook, fixture_project: Path) -> None:
+    prompt = "Rédis limits?"  # only bm25 folds the accent and stems
+    assert hook("prompt-submit", "opencode", payload(fixture_project, prompt=prompt)).out == ""
+    (fixture_project / ".bmad/memory/mem.toml").write_text('recall_ranking = "bm25"\nhook_relevance = 0.5\n')
+    assert (
+        "Use Redis for login rate limiting"
+        in hook("prompt-submit", "opencode", payload(fixture_project, prompt=prompt)).out
+    )
 
 
 def test_sessions_are_kept_apart(hook, fixture_project: Path) -> None:

@@ -51,6 +51,7 @@ def test_inspector_lists_and_calls_the_tools(bmad_project: Path) -> None:
         "memories",
         "forget",
         "context",
+        "brief",
     }
     assert tools["recall"]["annotations"]["readOnlyHint"] is True
     called = _inspector(bmad_project, "--method", "tools/call", "--tool-name", "recall", "--tool-arg", "query=cache")

@@ -17,8 +17,8 @@ import pytest
 
 from tests.mcp.conftest import MEM, cli_json, http_session, server_env, stdio_session
 
-TOOLS = {"recall", "write", "reinforce", "observe", "outcomes", "remember", "memories", "forget", "context"}
-READ_ONLY = {"recall", "outcomes", "memories", "context"}
+TOOLS = {"recall", "write", "reinforce", "observe", "outcomes", "remember", "memories", "forget", "context", "brief"}
+READ_ONLY = {"recall", "outcomes", "memories", "context", "brief"}
 
 #: (tool arguments, the same as a command line)
 CALLS: list[tuple[str, dict[str, Any], list[str]]] = [
@@ -51,6 +51,8 @@ CALLS: list[tuple[str, dict[str, Any], list[str]]] = [
      ["memories", "--category", "fact", "--unverified", "--limit", "1"]),
     ("context", {}, ["context"]),
     ("context", {"limit": 1, "mind": "default"}, ["context", "--limit", "1", "--mind", "default"]),
+    ("brief", {}, ["brief"]),
+    ("brief", {"budget": 60}, ["brief", "--budget", "60"]),
     ("recall", {"query": "postgres"}, ["recall", "postgres"]),
     ("forget", {"ref": "fact/db"}, ["forget", "fact/db"]),
     ("forget", {"ref": "fact/db"}, ["forget", "fact/db"]),
@@ -127,8 +129,12 @@ def test_every_tool_answers_as_the_cli_json(two_projects: tuple[Path, Path], tmp
         code, value = cli_json(by_cli, *argv)
         assert (code != 0) == ("error" in value), (argv, value)
         expected.append(value)
+
+    def located(value: Any, project: Path) -> Any:  # the brief names its project
+        return json.loads(json.dumps(value).replace(json.dumps(str(project))[1:-1], "<project>"))
+
     for (name, args, _argv), got, want in zip(CALLS, answers, expected, strict=True):
-        assert _normalised(got) == _normalised(want), (name, args)
+        assert _normalised(located(got, served)) == _normalised(located(want, by_cli)), (name, args)
     # both sides really did something, and errors were among them
     assert answers[2]["written"]["task"] == "Fix auth retry"
     assert answers[7]["created"] is True and answers[9]["created"] is False

@@ -216,15 +216,19 @@ def test_the_reference_message_for_an_unknown_option_is_unchanged(notes: Path, m
     assert (run.code, run.err) == (1, "mem recall: recall: ranking must be lexical or evidence\n")
 
 
-def test_the_prompt_hook_stays_lexical(notes: Path) -> None:
-    """Its relevance floor is on the lexical scale (and it must stay fast)."""
+def test_the_prompt_hook_ranks_with_the_configured_ranking(notes: Path) -> None:
+    """``recall_ranking = "bm25"`` reaches the prompt hook too (issue 19)."""
     from mem_core.hooks.prompt import prompt_context
+    from mem_core.retrieval.api import recall
     from mem_core.settings import resolve
 
+    def scores(ranking: str | None) -> list[float]:
+        kernel, _ = resolve(str(notes), None)
+        if ranking is None:
+            context = prompt_context("munchen office", project=str(notes), floor=0.0, budget=600, kernel=kernel)
+            return [hit.score for hit in context.results]
+        return [hit.score for hit in recall("munchen office", directory=str(notes), ranking=ranking).results]
+
+    assert scores(None) == scores("lexical") != scores("bm25")
     write_config(notes, 'recall_ranking = "bm25"\n')
-    assert refs("munchen", notes, ranking=None) == ["München office"]
-    kernel, _ = resolve(str(notes), None)
-    context = prompt_context("munchen", project=str(notes), floor=0.0, budget=600, kernel=kernel)
-    assert context.results == []
-    context = prompt_context("office", project=str(notes), floor=0.0, budget=600, kernel=kernel)
-    assert [hit.fields["ref"] for hit in context.results] == ["München office"]
+    assert scores(None) == scores("bm25") and len(scores("bm25")) == 1

@@ -519,3 +519,16 @@ def test_the_best_of_a_large_note_file_are_found_without_scoring_all(tmp_path: P
     finally:
         lexical._best_of_block = real
     assert min(scored) < 100  # far fewer than the ~300 sections holding a query word
+
+
+@pytest.mark.parametrize("limit", [0, 1, 3, 8, 100])
+@pytest.mark.parametrize(
+    "query", ["cache", "cache values zero", "cache auth values queue retry token zéro ci pass", "caching how nothing"]
+)
+def test_bm25_from_the_index_answers_as_without_it(tmp_path: Path, cache: Path, query: str, limit: int) -> None:
+    # few and many query terms (the ranker finds who holds which terms two ways), every limit
+    project = tmp_path / "p"
+    _corpus(project, events=60)
+    _same(project, query, ranking="bm25", limit=limit)
+    _settle()
+    _same(project, query, ranking="bm25", limit=limit)

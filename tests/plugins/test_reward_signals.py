@@ -142,9 +142,6 @@ def with_review(monkeypatch: pytest.MonkeyPatch) -> None:
     import mem_core.kernel.manager
 
     monkeypatch.setattr(mem_core.kernel.manager, "make_plugin_manager", _manager_with_review)
-    # a plugin the manager registers takes part: the kernel must build it (as
-    # it does for any installed or named plugin), not the defaults alone
-    monkeypatch.setattr(Kernel, "_defaults_only", lambda self: False)
 
 
 def test_a_plugin_signal_takes_part_in_the_reward(review_kernel: Kernel) -> None:
@@ -220,9 +217,6 @@ def test_without_plugin_signals_everything_is_byte_identical(
     import mem_core.kernel.manager
 
     monkeypatch.setattr(mem_core.kernel.manager, "make_plugin_manager", _manager_with_review)
-    # a plugin the manager registers takes part: the kernel must build it (as
-    # it does for any installed or named plugin), not the defaults alone
-    monkeypatch.setattr(Kernel, "_defaults_only", lambda self: False)
     installed = tmp_path / "installed"
     installed.mkdir()
     assert _session(mem, installed) == expected
