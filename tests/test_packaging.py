@@ -109,11 +109,11 @@ def test_the_sdist_holds_the_project_and_no_stray_file(built) -> None:
         assert needed in inner, needed
 
 
-def test_the_wheel_holds_the_three_packages_and_the_license(built) -> None:
+def test_the_wheel_holds_the_four_packages_and_the_license(built) -> None:
     _, names = built
     assert [n for n in names if _stray(n)] == []
     tops = {n.split("/", 1)[0] for n in names}
-    assert {t for t in tops if not t.endswith(".dist-info")} == {"mem_core", "mem_plugins", "mem_cli"}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {"mem_core", "mem_plugins", "mem_cli", "mem_server"}
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     assert metadata

@@ -256,7 +256,7 @@ def test_every_option_has_a_help_text() -> None:
         for param in command.params:
             assert getattr(param, "help", None), f"{name} {param.name}"
     humans = group.commands["human"]  # type: ignore[attr-defined]
-    assert humans.help and set(humans.commands) == {"init", "list", "revoke"}
+    assert humans.help and set(humans.commands) == {"init", "list", "revoke", "login"}
     for name, command in humans.commands.items():
         assert command.help
         for param in command.params:

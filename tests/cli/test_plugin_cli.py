@@ -198,7 +198,7 @@ def test_a_plugin_command_is_reachable_and_listed(mem_process, tmp_path: Path) -
     run = mem_process("nope", env=env)
     assert run.err == (
         "mem: unknown action 'nope' — expected recall | write | reinforce | observe | outcomes | "
-        "remember | memories | forget | verify | context | plugins | mcp | init | brief | hook | config | adapters | minds | scores | promotions | doctor | archive | human | portfolio | hello\n"
+        "remember | memories | forget | verify | context | plugins | mcp | init | brief | hook | config | adapters | minds | scores | promotions | doctor | archive | human | portfolio | serve | hello\n"
     )
 
 
@@ -212,7 +212,7 @@ def test_a_raising_commands_hook_breaks_only_its_plugin(mem, project: Path, tmp_
     assert run.err.splitlines() == [
         "mem: plugin 'boom' failed in mem_register_commands: kaput",
         "mem: unknown action 'boom' — expected recall | write | reinforce | observe | outcomes | "
-        "remember | memories | forget | verify | context | plugins | mcp | init | brief | hook | config | adapters | minds | scores | promotions | doctor | archive | human | portfolio | hello",
+        "remember | memories | forget | verify | context | plugins | mcp | init | brief | hook | config | adapters | minds | scores | promotions | doctor | archive | human | portfolio | serve | hello",
         "(Did you mean hook?)",
     ]
     assert "boom" not in mem("--help", env=env).out
