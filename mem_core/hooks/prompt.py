@@ -10,8 +10,11 @@ outrank the note a prompt is about for the very words it repeats.
 
 The prompt is a sentence, not a query: its common English words (``how``,
 ``should``, ``the`` …) would only lower every score (recall's coverage
-factor divides by the number of query words), so they are dropped, and at
-most :data:`MAX_WORDS` words are kept. Nothing relevant: no text at all.
+factor divides by the number of query words), so they are dropped, as are
+the words a prompt uses to ask for memory rather than to name a topic
+("what did we *decide* about …", "do you *remember* …": a decision's
+text rarely says "decide"), and at most :data:`MAX_WORDS` words are kept.
+Nothing relevant: no text at all.
 """
 
 from __future__ import annotations
@@ -58,6 +61,8 @@ STOPWORDS = frozenset(
     than thanks thank that the their theirs them themselves then there these they this those through to too
     under until up us use used using ve very via was wasn we were weren what when where which while who whom
     why will with won would wouldn yes yet you your yours yourself yourselves
+    agree agreed chose choose chosen decide decided decides deciding decision decisions know knew remember
+    remembered
     """.split()
 )
 

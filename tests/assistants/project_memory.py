@@ -29,7 +29,18 @@ QUERY = "session store Valkey"
 #: a phrase of the instruction block ``mem adapters install`` writes (mem_core/adapters/instructions.py)
 BLOCK_PHRASE = "are for the human: never confirm a memory"
 #: every tool ``mem mcp`` offers; nothing a human must do (``verify``) is among them
-MEM_TOOLS = ("recall", "write", "reinforce", "observe", "outcomes", "remember", "memories", "forget", "context")
+MEM_TOOLS = (
+    "recall",
+    "write",
+    "reinforce",
+    "observe",
+    "outcomes",
+    "remember",
+    "memories",
+    "forget",
+    "context",
+    "brief",
+)
 
 DECISIONS = f"""# Decisions
 
