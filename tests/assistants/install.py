@@ -78,6 +78,18 @@ class Unreachable(Exception):
     """The registries cannot be reached: the tests skip."""
 
 
+def machine_npmrc() -> list[str]:
+    """``--globalconfig`` naming the machine's own global npmrc: npm looks for it under
+    ``--prefix``, so installing into a prefix of ours would otherwise lose what the
+    machine configured there (a CA file for a TLS-inspecting proxy, a registry mirror)."""
+    try:
+        proc = run(["npm", "config", "get", "globalconfig"], REGISTRY_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return []
+    path = proc.stdout.strip()
+    return [f"--globalconfig={path}"] if proc.returncode == 0 and os.path.isfile(path) else []
+
+
 def run(argv: list[str], timeout: float, **kw: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False, **kw)  # type: ignore[call-overload,no-any-return]
 
@@ -172,7 +184,9 @@ def install(latest: bool) -> dict[str, object]:
     else:
         check_registries()
         root.mkdir(parents=True, exist_ok=True)
-        npm_argv = ["npm", "install", "--prefix", str(npm_dir), "--no-audit", "--no-fund", "--loglevel=error"]
+        npmrc = machine_npmrc()
+        npm_argv = ["npm", "install", "--prefix", str(npm_dir), *npmrc, "--no-audit", "--no-fund"]
+        npm_argv.append("--loglevel=error")
         npm_argv += [f"{pkg}@{versions[pkg]}" for pkg in NPM]
         # the two installs run side by side: npm mostly waits on the network, pip on it and the disk
         log("installing " + ", ".join(f"{pkg}@{versions[pkg]}" for pkg in NPM) + f" into {npm_dir}")
@@ -216,6 +230,7 @@ def install(latest: bool) -> dict[str, object]:
                     "install",
                     "--prefix",
                     str(oc_plugin),
+                    *npmrc,
                     "--no-audit",
                     "--no-fund",
                     "--loglevel=error",

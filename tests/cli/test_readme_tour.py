@@ -1,9 +1,10 @@
-"""The README's tour runs as written: every command of its console blocks,
+"""The tour (docs/tour.md) runs as written: every command of its console blocks,
 in order, on a copy of ``examples/demo`` laid out as in a clone, prints what
-the README prints (``<memory id>`` and ``<nexus receipt id>`` stand for the
+the page prints (``<memory id>`` and ``<nexus receipt id>`` stand for the
 two ids that cannot be the same in every clone: a random one and one that
 hashes the clone's path and ``/bin/sh``; each must be the same wherever the
-README repeats it). Nothing is written outside ``examples/demo``."""
+page repeats it). The README's install commands work from a clone. Nothing is
+written outside ``examples/demo``."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ import pytest
 from tests.conftest import REPO
 
 README = REPO / "README.md"
-#: the placeholders the README uses for ids that differ from clone to clone
+TOUR = REPO / "docs" / "tour.md"
+#: the placeholders the tour uses for ids that differ from clone to clone
 PLACEHOLDERS = {"<memory id>": "mem_[0-9a-f]{16}", "<nexus receipt id>": "[0-9a-f]{64}"}
 
 
@@ -33,7 +35,7 @@ def _section(text: str, title: str) -> str:
 def tour() -> list[tuple[str, str]]:
     """``(command, expected output)`` of every ``$ `` line of the tour's console blocks."""
     steps: list[tuple[str, str]] = []
-    for block in re.findall(r"```console\n(.*?)```", _section(README.read_text(encoding="utf-8"), "A tour"), re.S):
+    for block in re.findall(r"```console\n(.*?)```", TOUR.read_text(encoding="utf-8"), re.S):
         for line in block.splitlines(keepends=True):
             if line.startswith("$ "):
                 steps.append((line[2:].rstrip("\n"), ""))
@@ -103,7 +105,7 @@ def test_the_tour_is_there() -> None:
     assert any("junit-observation.json" in c for c in commands) and any("bind-nexus-run.py" in c for c in commands)
 
 
-def test_every_tour_command_prints_what_the_readme_shows(clone: Path, tmp_path: Path) -> None:
+def test_every_tour_command_prints_what_the_page_shows(clone: Path, tmp_path: Path) -> None:
     env = dict(os.environ)
     env["PATH"] = f"{tmp_path / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONPATH"] = str(REPO)
@@ -130,14 +132,14 @@ def test_every_tour_command_prints_what_the_readme_shows(clone: Path, tmp_path: 
         )
         assert (run.returncode, run.stderr) == (0, ""), command
         match = _pattern(expected, seen).fullmatch(run.stdout)
-        assert match is not None, f"$ {command}\n--- README\n{expected}--- got\n{run.stdout}"
+        assert match is not None, f"$ {command}\n--- docs/tour.md\n{expected}--- got\n{run.stdout}"
         seen.update({k: v for k, v in match.groupdict().items() if v is not None})
     assert set(seen) == {"memory_id", "nexus_receipt_id"}
     assert _tree(clone, demo) == outside, "the tour writes only into examples/demo"
 
 
 def test_the_first_of_the_two_commands_works_from_the_clone(clone: Path, tmp_path: Path) -> None:
-    head = _section(README.read_text(encoding="utf-8"), "Two commands")
+    head = _section(README.read_text(encoding="utf-8"), "Install")
     assert "pip install . && mem recall auth strategy -d examples/demo" in head
     assert "python3 -m venv .venv && . .venv/bin/activate" in head
     env = {**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}", "PYTHONPATH": str(REPO)}
@@ -148,3 +150,41 @@ def test_the_first_of_the_two_commands_works_from_the_clone(clone: Path, tmp_pat
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines()[1] == "  1. [0.408] note decisions.md § Auth strategy"
     assert _tree(clone, clone / "examples/demo") == before
+
+
+def test_the_readme_first_project_prints_what_it_shows(tmp_path: Path) -> None:
+    """The README's first project: ``mem init``, the ``###`` note it shows
+    added to decisions.md, and the ``mem recall`` console block, byte for byte."""
+    readme = README.read_text(encoding="utf-8")
+    section = _section(readme, "Your first project in five minutes")
+    note = re.search(r"```markdown\n(### .*?)```", section, re.S)
+    console = re.search(r"```console\n\$ (.*?)\n(.*?)```", section, re.S)
+    assert note and console
+    project = tmp_path / "your-project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HOME": str(tmp_path)}
+    env.pop("MEM_NOW", None)
+    mem = [sys.executable, "-m", "mem_cli"]
+    assert subprocess.run([*mem, "init"], cwd=project, env=env, capture_output=True).returncode == 0
+    with (project / ".agents" / "memory" / "decisions.md").open("a", encoding="utf-8") as notes:
+        notes.write("\n" + note.group(1))
+    command = shlex.split(console.group(1))
+    assert command[0] == "mem"
+    run = subprocess.run([*mem, *command[1:]], cwd=project, env=env, capture_output=True, text=True)
+    assert (run.returncode, run.stderr, run.stdout) == (0, "", console.group(2))
+
+
+def test_every_relative_link_of_the_docs_resolves() -> None:
+    """README.md, CONTRIBUTING.md and docs/*.md link only to files that exist."""
+    pages = [README, REPO / "CONTRIBUTING.md", *sorted((REPO / "docs").glob("*.md"))]
+    broken = []
+    for page in pages:
+        text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            path = target.split("#", 1)[0]
+            if not (page.parent / path).exists():
+                broken.append(f"{page.relative_to(REPO)}: {target}")
+    assert broken == []

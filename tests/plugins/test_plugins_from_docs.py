@@ -389,7 +389,7 @@ def test_a_broken_example_is_reported_for_itself_only(outside: Path, tmp_path: P
     assert ("todo" in kinds) == (healthy == "mem_todo.py")  # and so does the healthy one
 
 
-# -- the README says the same ---------------------------------------------------------------
+# -- the user's guide says the same ---------------------------------------------------------------
 
 
 def without_docstring(source: str) -> str:
@@ -399,12 +399,12 @@ def without_docstring(source: str) -> str:
     return ast.dump(tree)
 
 
-def test_the_readme_ranker_is_the_tested_example() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Plugins\n") :]
-    assert "(docs/plugins.md)" in section
+def test_the_guide_ranker_is_the_tested_example() -> None:
+    guide = (REPO / "docs" / "guide.md").read_text(encoding="utf-8")
+    section = guide[guide.index("## Plugins\n") :]
+    assert "(plugins.md)" in section
     block = re.search(r"^```python\n# mem_coverage\.py\n(.*?)^```", section, re.MULTILINE | re.DOTALL)
-    assert block, "the README's Plugins section shows mem_coverage.py"
+    assert block, "the guide's Plugins section shows mem_coverage.py"
     assert without_docstring(block.group(1)) == without_docstring(doc_files()["mem_coverage.py"])
     assert 'coverage = "mem_coverage"' in section
     for hook, _provides in PLUGINS.values():
