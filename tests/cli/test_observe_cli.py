@@ -201,7 +201,7 @@ def test_lock_held_by_another_process(mem_process, accepted: Path, now: str) -> 
     holder = subprocess.Popen(
         [sys.executable, "-c",
          "import sys, time\nfrom mem_core.files import writer_lock\n"
-         "with writer_lock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(6)\n", str(accepted)],
+         "with writer_lock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(120)\n", str(accepted)],
         stdout=subprocess.PIPE,
     )  # fmt: skip
     try:
