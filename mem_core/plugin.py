@@ -67,6 +67,9 @@ _NAMES = {
     "RewardSignal": "mem_core.reinforcement.interfaces",
     "OutcomeVerifier": "mem_core.evidence.interfaces",
     "MemoryStore": "mem_core.memories.interfaces",
+    "SqlStore": "mem_core.memories.sqlstore",
+    "MEMORY_COLUMNS": "mem_core.memories.sqlstore",
+    "SIGNATURE_COLUMNS": "mem_core.memories.sqlstore",
     "Adapter": "mem_core.adapters.interfaces",
     # structured-memory records, for store backends
     "MemoryFilter": "mem_core.memories.records",

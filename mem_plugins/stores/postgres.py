@@ -67,7 +67,7 @@ from mem_core.errors import MemError
 from mem_core.files import SYMLINK
 from mem_core.memories.backend import POSTGRES_MARKER, postgres_store_at
 from mem_core.memories.kinds import ACTIONS, CATEGORIES, PRIORITIES, SOURCES, sql_in, sql_priority_rank
-from mem_core.plugin import MemoryStore
+from mem_core.plugin import MEMORY_COLUMNS, SIGNATURE_COLUMNS, MemoryStore, SqlStore
 
 if TYPE_CHECKING:
     from typing import Any, ClassVar
@@ -98,10 +98,7 @@ LEXEME_MAX_BYTES = 2046
 #: weights of ts_rank for labels D, C, B, A: key and tags (A) twice content (B)
 RANK_WEIGHTS = "{0, 0, 0.5, 1.0}"
 
-_FIELDS = (
-    "id, category, key, content, tags, priority, source, verified, confidence, "
-    "expires_at, mind_id, created_at, updated_at"
-)
+_FIELDS = MEMORY_COLUMNS
 _M_FIELDS = ", ".join("m." + c.strip() for c in _FIELDS.split(","))
 _ORDER = "m.priority_rank, m.updated_at DESC, m.category, m.key, m.mind_id"
 _TIMESTAMP = r"'^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$'"
@@ -214,15 +211,14 @@ def _migrate_4(conn: psycopg.Connection[Any]) -> None:
     conn.execute("CREATE INDEX mem_signatures_memory ON mem_signatures (store, memory_id, seq)")
     rows = conn.execute(f"SELECT store, {_FIELDS} FROM mem_memories WHERE verified").fetchall()
     for row in rows:
-        record = _record(row[1:])
+        record = PostgresStore.record(row[1:])
         _insert_signature(conn, row[0], terminal_signature(record, record["updated_at"]))
 
 
-_SIGNATURE_FIELDS = ("memory_id", "by", "fingerprint", "verified_at", "signature")
 
 
 def _insert_signature(conn: psycopg.Connection[Any], store: int, signature: dict[str, Any]) -> None:
-    values = [str(signature[name]) for name in _SIGNATURE_FIELDS]
+    values = [str(signature[name]) for name in SIGNATURE_COLUMNS]
     if any("\x00" in value for value in values):
         raise MemError("The postgres memory store cannot hold a NUL character (U+0000) in a signature.")
     conn.execute(
@@ -300,26 +296,6 @@ def _tsquery(words: list[str]) -> str | None:
         elif lexemes:
             parts.append(_quote(lexemes[0]) + (":*" if len(phrase[0]) >= 3 else ""))
     return " | ".join(dict.fromkeys(parts)) if parts else None
-
-
-def _record(row: tuple[Any, ...]) -> dict[str, Any]:
-    (memory_id, category, key, content, tags, priority, source, verified, confidence, expires_at, mind_id,
-     created_at, updated_at) = row  # fmt: skip
-    return {
-        "id": memory_id,
-        "category": category,
-        "key": key,
-        "content": content,
-        "tags": list(tags),
-        "priority": priority,
-        "source": source,
-        "verified": bool(verified),
-        "confidence": float(confidence),
-        "expires_at": expires_at,
-        "mind_id": mind_id,
-        "created_at": created_at,
-        "updated_at": updated_at,
-    }
 
 
 def _check_text(record: dict[str, Any]) -> None:
@@ -405,12 +381,29 @@ def _one_line(text: str) -> str:
 # -- the store ----------------------------------------------------------------
 
 
-class PostgresStore(MemoryStore):
+class PostgresStore(SqlStore):
     """A namespace in a PostgreSQL database (the DSN in ``$MEM_POSTGRES_DSN``
     or the variable the ``postgres_dsn_env`` setting names)."""
 
     name = "postgres"
     help = f"a namespace in a PostgreSQL database (${DSN_ENV}; needs psycopg)"
+
+    MARK = "%s"
+    MEMORIES = "mem_memories"
+    HISTORY = "mem_history"
+    HISTORY_RECORD = "record::text"  # a json column
+    ORDER = _ORDER
+    NO_LIMIT = None
+    TAG_CLAUSE = "m.tags @> %s::text[]"
+    _verified_value = staticmethod(bool)
+
+    @staticmethod
+    def _tag_value(tag: str) -> list[str]:
+        return [tag]
+
+    def _scope(self) -> tuple[list[str], list[Any]]:
+        # one database holds many stores, each a namespace
+        return ["m.store = %s"], [self._store_id]
     #: the connection string; ``None``: read it from the settings (see :meth:`bind`)
     dsn: ClassVar[str | None] = None
     #: the variable the DSN came from, for messages
@@ -591,86 +584,12 @@ class PostgresStore(MemoryStore):
         finally:
             self._in_transaction = False
 
-    def _writing(self) -> psycopg.Connection[Any]:
-        if not self._in_transaction:
-            raise RuntimeError("memory store writes must happen inside store.transaction()")
-        return self._connection()
-
     # -- reads -----------------------------------------------------------
 
     def _rows(self, sql: str, params: Any) -> list[tuple[Any, ...]]:
         conn = self._connection()
         with self._errors():
             return conn.execute(sql, params).fetchall()
-
-    def get(self, memory_id: str) -> dict[str, Any] | None:
-        rows = self._rows(
-            f"SELECT {_FIELDS} FROM mem_memories WHERE store = %s AND id = %s", (self._store_id, memory_id)
-        )
-        return _record(rows[0]) if rows else None
-
-    def get_by_key(self, mind_id: str, category: str, key: str) -> dict[str, Any] | None:
-        rows = self._rows(
-            f"SELECT {_FIELDS} FROM mem_memories WHERE store = %s AND mind_id = %s AND category = %s AND key = %s",
-            (self._store_id, mind_id, category, key),
-        )
-        return _record(rows[0]) if rows else None
-
-    def id_known(self, memory_id: str) -> bool:
-        rows = self._rows(
-            "SELECT EXISTS (SELECT 1 FROM mem_memories WHERE store = %(s)s AND id = %(id)s) "
-            "OR EXISTS (SELECT 1 FROM mem_history WHERE store = %(s)s AND memory_id = %(id)s)",
-            {"s": self._store_id, "id": memory_id},
-        )
-        return bool(rows[0][0])
-
-    def history(self, memory_id: str) -> list[dict[str, Any]]:
-        rows = self._rows(
-            "SELECT seq, memory_id, action, at, record::text FROM mem_history "
-            "WHERE store = %s AND memory_id = %s ORDER BY seq",
-            (self._store_id, memory_id),
-        )
-        entries = []
-        for seq, mid, action, at, record in rows:
-            memory = json.loads(record)
-            memory["confidence"] = float(memory["confidence"])  # JSON writes 1.0 as 1
-            entries.append({"seq": seq, "memory_id": mid, "action": action, "at": at, "memory": memory})
-        return entries
-
-    def minds(self) -> list[tuple[str, int]]:
-        rows = self._rows(
-            "SELECT mind_id, count(*) FROM mem_memories WHERE store = %s GROUP BY mind_id ORDER BY mind_id",
-            (self._store_id,),
-        )
-        return [(mind, int(count)) for mind, count in rows]
-
-    def known_ids(self) -> list[str]:
-        rows = self._rows(
-            "SELECT memory_id FROM mem_history WHERE store = %s GROUP BY memory_id ORDER BY min(seq)",
-            (self._store_id,),
-        )
-        return [row[0] for row in rows]
-
-    def _where(self, where: MemoryFilter) -> tuple[list[str], list[Any]]:
-        from mem_core.memories.records import sql_conditions
-
-        conditions, params = sql_conditions(
-            where,
-            "%s",
-            tag_clause="m.tags @> %s::text[]",
-            tag_value=lambda tag: [tag],
-            verified_value=bool,
-        )
-        return ["m.store = %s", *conditions], [self._store_id, *params]
-
-    def _query_sql(self, where: MemoryFilter) -> tuple[str, list[Any]]:
-        conditions, params = self._where(where)
-        order = ("m.expires_at, " if where.expires_before is not None else "") + _ORDER
-        sql = f"SELECT {_M_FIELDS} FROM mem_memories m WHERE {' AND '.join(conditions)} ORDER BY {order} LIMIT %s"
-        return sql, [*params, where.limit]
-
-    def query(self, where: MemoryFilter) -> list[dict[str, Any]]:
-        return [_record(row) for row in self._rows(*self._query_sql(where))]
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -704,15 +623,10 @@ class PostgresStore(MemoryStore):
             with self._errors():
                 cursor.execute(sql, params)
             for row in fetched_rows(cursor, self._errors):
-                yield _record(row)
+                yield PostgresStore.record(row)
         finally:
             with self._errors():
                 cursor.close()
-
-    def count(self, where: MemoryFilter) -> int:
-        conditions, params = self._where(where)
-        sql = f"SELECT count(*) FROM mem_memories m WHERE {' AND '.join(conditions)}"
-        return int(self._rows(sql, params)[0][0])
 
     def search(self, words: list[str], where: MemoryFilter) -> list[dict[str, Any]]:
         query = _tsquery(words)
@@ -724,7 +638,7 @@ class PostgresStore(MemoryStore):
             f"WHERE m.search @@ q AND {' AND '.join(conditions)} "
             f"ORDER BY ts_rank(%s, m.search, q, 1) DESC, {_ORDER} LIMIT %s"
         )
-        return [_record(row) for row in self._rows(sql, [query, *params, RANK_WEIGHTS, where.limit])]
+        return [PostgresStore.record(row) for row in self._rows(sql, [query, *params, RANK_WEIGHTS, where.limit])]
 
     def search_count(self, words: list[str], where: MemoryFilter) -> int:
         query = _tsquery(words)
@@ -746,23 +660,14 @@ class PostgresStore(MemoryStore):
             "(SELECT 1 FROM mem_signatures s WHERE s.store = m.store AND s.memory_id = m.id) "
             f"ORDER BY {_ORDER}"
         )
-        return [_record(row) for row in self._rows(sql, params)]
+        return [PostgresStore.record(row) for row in self._rows(sql, params)]
 
-    def recall_candidates(self, tokens: list[str] | None, *, now: str) -> list[dict[str, Any]]:
-        if tokens is None:
-            from mem_core.memories.records import MemoryFilter
-
-            return self.query(MemoryFilter(now=now))
-        if not tokens:
-            return []
+    def _matching(self, tokens: list[str], now: str) -> list[dict[str, Any]]:
         sql = (
             f"SELECT {_M_FIELDS} FROM mem_memories m WHERE m.store = %s AND m.terms && %s::text[] "
             f"AND (m.expires_at IS NULL OR m.expires_at > %s) ORDER BY {_ORDER}"
         )
-        return [_record(row) for row in self._rows(sql, (self._store_id, list(tokens), now))]
-
-    def signatures(self, memory_id: str) -> list[dict[str, Any]]:
-        return self.signatures_of([memory_id]).get(memory_id, [])
+        return [PostgresStore.record(row) for row in self._rows(sql, (self._store_id, list(tokens), now))]
 
     def signatures_of(self, memory_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
         if self._version < 4:  # read-only, not yet migrated: the rows step 4 will write, computed
@@ -772,16 +677,13 @@ class PostgresStore(MemoryStore):
                 f"SELECT {_FIELDS} FROM mem_memories WHERE store = %s AND verified AND id = ANY(%s::text[])",
                 (self._store_id, list(memory_ids)),
             )
-            return {r["id"]: [terminal_signature(r, r["updated_at"])] for r in map(_record, verified)}
+            return {r["id"]: [terminal_signature(r, r["updated_at"])] for r in map(PostgresStore.record, verified)}
         rows = self._rows(
             "SELECT memory_id, by, fingerprint, verified_at, signature FROM mem_signatures "
             "WHERE store = %s AND memory_id = ANY(%s::text[]) ORDER BY seq",
             (self._store_id, list(memory_ids)),
         )
-        found: dict[str, list[dict[str, Any]]] = {}
-        for row in rows:
-            found.setdefault(row[0], []).append(dict(zip(_SIGNATURE_FIELDS, row, strict=True)))
-        return found
+        return self._signatures_by_memory(rows)
 
     # -- writes ----------------------------------------------------------
 
@@ -867,7 +769,7 @@ class PostgresStore(MemoryStore):
             if not rows:
                 raise MemError(f"No memory {memory_id} to delete.")
             conn.execute("DELETE FROM mem_signatures WHERE store = %s AND memory_id = %s", (self._store_id, memory_id))
-            self._log(conn, _record(rows[0]), "delete", at)
+            self._log(conn, PostgresStore.record(rows[0]), "delete", at)
 
 
 # -- opening, in steps ---------------------------------------------------------

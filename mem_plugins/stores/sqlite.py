@@ -37,7 +37,7 @@ from mem_core.errors import MemError
 from mem_core.files import SYMLINK
 from mem_core.memories.backend import SQLITE_FILE, sqlite_store_at
 from mem_core.memories.kinds import ACTIONS, CATEGORIES, PRIORITIES, SOURCES, sql_in, sql_priority_rank
-from mem_core.plugin import MemoryStore
+from mem_core.plugin import MEMORY_COLUMNS, SIGNATURE_COLUMNS, MemoryStore, SqlStore
 
 if TYPE_CHECKING:
     import sqlite3
@@ -51,10 +51,7 @@ __all__ = ["SqliteStore", "FILE", "MIGRATIONS", "SCHEMA_VERSION"]
 FILE = SQLITE_FILE
 BUSY_TIMEOUT_SECONDS = 30.0
 
-_COLUMNS = (
-    "id, category, key, content, tags, priority, source, verified, confidence, "
-    "expires_at, mind_id, created_at, updated_at"
-)
+_COLUMNS = MEMORY_COLUMNS
 _M_COLUMNS = ", ".join("m." + c.strip() for c in _COLUMNS.split(","))
 _ORDER = f"{sql_priority_rank('m.priority')}, m.updated_at DESC, m.category, m.key, m.mind_id"
 #: the same order as index columns (:func:`_migrate_6`; SQLite matches the expressions)
@@ -152,7 +149,7 @@ def _migrate_2(conn: sqlite3.Connection) -> None:
         "(terms, tokenize = \"unicode61 remove_diacritics 0 tokenchars '-_'\")"
     )
     for row in conn.execute(f"SELECT n, {_COLUMNS} FROM memories").fetchall():
-        _write_terms(conn, row[0], _record(row[1:]))
+        _write_terms(conn, row[0], SqliteStore.record(row[1:]))
 
 
 def _migrate_3(conn: sqlite3.Connection) -> None:
@@ -219,18 +216,17 @@ def _migrate_5(conn: sqlite3.Connection) -> None:
     )
     conn.execute("CREATE INDEX signatures_memory ON signatures (memory_id, seq)")
     for row in conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE verified = 1").fetchall():
-        record = _record(row)
+        record = SqliteStore.record(row)
         _insert_signature(conn, terminal_signature(record, record["updated_at"]))
 
 
 def _insert_signature(conn: sqlite3.Connection, signature: dict[str, Any]) -> None:
     conn.execute(
         "INSERT INTO signatures (memory_id, by, fingerprint, verified_at, signature) VALUES (?, ?, ?, ?, ?)",
-        tuple(str(signature[name]) for name in _SIGNATURE_FIELDS),
+        tuple(str(signature[name]) for name in SIGNATURE_COLUMNS),
     )
 
 
-_SIGNATURE_FIELDS = ("memory_id", "by", "fingerprint", "verified_at", "signature")
 
 
 def _signatures_before_step_5(store: SqliteStore, memory_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
@@ -244,7 +240,7 @@ def _signatures_before_step_5(store: SqliteStore, memory_ids: list[str]) -> dict
         rows = store._connection().execute(f"SELECT {_COLUMNS} FROM memories WHERE verified = 1").fetchall()
     found: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
-        record = _record(row)
+        record = SqliteStore.record(row)
         if record["id"] in wanted:
             found[record["id"]] = [terminal_signature(record, record["updated_at"])]
     return found
@@ -270,26 +266,6 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _migrate_6,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
-
-
-def _record(row: tuple[Any, ...]) -> dict[str, Any]:
-    (memory_id, category, key, content, tags, priority, source, verified, confidence, expires_at, mind_id,
-     created_at, updated_at) = row  # fmt: skip
-    return {
-        "id": memory_id,
-        "category": category,
-        "key": key,
-        "content": content,
-        "tags": json.loads(tags),
-        "priority": priority,
-        "source": source,
-        "verified": bool(verified),
-        "confidence": float(confidence),
-        "expires_at": expires_at,
-        "mind_id": mind_id,
-        "created_at": created_at,
-        "updated_at": updated_at,
-    }
 
 
 def _row(record: dict[str, Any]) -> tuple[Any, ...]:
@@ -329,11 +305,17 @@ def _fts_match(phrase: tuple[str, ...]) -> str:
     return _fts_phrase(phrase[0]) + ("*" if len(phrase[0]) >= 3 else "")
 
 
-class SqliteStore(MemoryStore):
+class SqliteStore(SqlStore):
     """The embedded default: one SQLite file, WAL, FTS5, append-only history."""
 
     name = "sqlite"
     help = "one SQLite file (WAL, FTS5) in the store's directory"
+
+    ORDER = _ORDER
+    TAG_CLAUSE = "EXISTS (SELECT 1 FROM memory_tags t WHERE t.tag = ? AND t.memory = m.n)"
+    _tag_value = staticmethod(str)
+    _verified_value = staticmethod(int)
+    _tags = staticmethod(json.loads)
 
     def __init__(self, path: str, conn: sqlite3.Connection) -> None:
         self._path = path
@@ -506,103 +488,11 @@ class SqliteStore(MemoryStore):
                 conn.execute("ROLLBACK")
             raise
 
-    def _writing(self) -> sqlite3.Connection:
-        if not self._in_transaction:
-            raise RuntimeError("memory store writes must happen inside store.transaction()")
-        return self._connection()
-
     # -- reads -----------------------------------------------------------
 
-    def get(self, memory_id: str) -> dict[str, Any] | None:
+    def _rows(self, sql: str, params: Any) -> list[tuple[Any, ...]]:
         with self._errors():
-            row = self._connection().execute(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
-        return _record(row) if row else None
-
-    def get_by_key(self, mind_id: str, category: str, key: str) -> dict[str, Any] | None:
-        with self._errors():
-            row = (
-                self._connection()
-                .execute(
-                    f"SELECT {_COLUMNS} FROM memories WHERE mind_id = ? AND category = ? AND key = ?",
-                    (mind_id, category, key),
-                )
-                .fetchone()
-            )
-        return _record(row) if row else None
-
-    def id_known(self, memory_id: str) -> bool:
-        with self._errors():
-            row = (
-                self._connection()
-                .execute(
-                    "SELECT 1 FROM memories WHERE id = ? UNION ALL SELECT 1 FROM memory_history WHERE memory_id = ? LIMIT 1",
-                    (memory_id, memory_id),
-                )
-                .fetchone()
-            )
-        return row is not None
-
-    def history(self, memory_id: str) -> list[dict[str, Any]]:
-        with self._errors():
-            rows = (
-                self._connection()
-                .execute(
-                    "SELECT seq, memory_id, action, at, record FROM memory_history WHERE memory_id = ? ORDER BY seq",
-                    (memory_id,),
-                )
-                .fetchall()
-            )
-        entries = []
-        for seq, mid, action, at, record in rows:
-            memory = json.loads(record)
-            memory["confidence"] = float(memory["confidence"])  # JSON writes 1.0 as 1
-            entries.append({"seq": seq, "memory_id": mid, "action": action, "at": at, "memory": memory})
-        return entries
-
-    def minds(self) -> list[tuple[str, int]]:
-        with self._errors():
-            rows = (
-                self._connection()
-                .execute("SELECT mind_id, count(*) FROM memories GROUP BY mind_id ORDER BY mind_id")
-                .fetchall()
-            )
-        return [(mind, int(count)) for mind, count in rows]
-
-    def known_ids(self) -> list[str]:
-        with self._errors():
-            rows = (
-                self._connection()
-                .execute("SELECT memory_id FROM memory_history GROUP BY memory_id ORDER BY min(seq)")
-                .fetchall()
-            )
-        return [row[0] for row in rows]
-
-    def _where(self, where: MemoryFilter) -> tuple[list[str], list[Any]]:
-        from mem_core.memories.records import sql_conditions
-
-        return sql_conditions(
-            where,
-            "?",
-            tag_clause="EXISTS (SELECT 1 FROM memory_tags t WHERE t.tag = ? AND t.memory = m.n)",
-            tag_value=str,
-            verified_value=int,
-        )
-
-    def _query_sql(self, where: MemoryFilter) -> tuple[str, list[Any]]:
-        conditions, params = self._where(where)
-        sql = f"SELECT {_M_COLUMNS} FROM memories m"
-        if conditions:
-            sql += " WHERE " + " AND ".join(conditions)
-        order = ("m.expires_at, " if where.expires_before is not None else "") + _ORDER
-        sql += f" ORDER BY {order} LIMIT ?"
-        params.append(-1 if where.limit is None else where.limit)
-        return sql, params
-
-    def query(self, where: MemoryFilter) -> list[dict[str, Any]]:
-        sql, params = self._query_sql(where)
-        with self._errors():
-            rows = self._connection().execute(sql, params).fetchall()
-        return [_record(row) for row in rows]
+            return self._connection().execute(sql, params).fetchall()
 
     def count(self, where: MemoryFilter) -> int:
         if (
@@ -621,12 +511,7 @@ class SqliteStore(MemoryStore):
             )
             with self._errors():
                 return int(self._connection().execute(sql, (where.mind_id, where.mind_id, where.now)).fetchone()[0])
-        conditions, params = self._where(where)
-        sql = "SELECT count(*) FROM memories m"
-        if conditions:
-            sql += " WHERE " + " AND ".join(conditions)
-        with self._errors():
-            return int(self._connection().execute(sql, params).fetchone()[0])
+        return super().count(where)
 
     def iter_query(self, where: MemoryFilter) -> Iterator[dict[str, Any]]:
         sql, params = self._query_sql(where)
@@ -636,7 +521,7 @@ class SqliteStore(MemoryStore):
             cursor = self._connection().execute(sql, params)
         try:
             for row in fetched_rows(cursor, self._errors):
-                yield _record(row)
+                yield self.record(row)
         finally:
             cursor.close()
 
@@ -652,9 +537,7 @@ class SqliteStore(MemoryStore):
         if conditions:
             sql += " WHERE " + " AND ".join(conditions)
         sql += f" ORDER BY {_ORDER}"
-        with self._errors():
-            rows = self._connection().execute(sql, params).fetchall()
-        return [_record(row) for row in rows]
+        return [self.record(row) for row in self._rows(sql, params)]
 
     def search_count(self, words: list[str], where: MemoryFilter) -> int:
         sql, params = self._search_sql(words, where, "count(*)")
@@ -706,17 +589,9 @@ class SqliteStore(MemoryStore):
         sql, params = self._search_sql(words, where, _M_COLUMNS)
         if not sql:
             return []
-        with self._errors():
-            rows = self._connection().execute(sql, params).fetchall()
-        return [_record(row) for row in rows]
+        return [self.record(row) for row in self._rows(sql, params)]
 
-    def recall_candidates(self, tokens: list[str] | None, *, now: str) -> list[dict[str, Any]]:
-        if tokens is None:
-            from mem_core.memories.records import MemoryFilter
-
-            return self.query(MemoryFilter(now=now))
-        if not tokens:
-            return []
+    def _matching(self, tokens: list[str], now: str) -> list[dict[str, Any]]:
         if self._version < 2:  # read-only, not yet migrated: no terms index, every memory
             from mem_core.memories.records import MemoryFilter
 
@@ -727,17 +602,11 @@ class SqliteStore(MemoryStore):
             f"ORDER BY {_ORDER}"
         )
         match = " OR ".join(_fts_phrase(token) for token in tokens)
-        with self._errors():
-            rows = self._connection().execute(sql, (match, now)).fetchall()
-        return [_record(row) for row in rows]
-
-    def signatures(self, memory_id: str) -> list[dict[str, Any]]:
-        return self.signatures_of([memory_id]).get(memory_id, [])
+        return [self.record(row) for row in self._rows(sql, (match, now))]
 
     def signatures_of(self, memory_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
         if self._version < 5:  # read-only, not yet migrated: the rows step 5 will write
             return _signatures_before_step_5(self, memory_ids)
-        found: dict[str, list[dict[str, Any]]] = {}
         conn = self._connection()
         with self._errors():
             if len(memory_ids) > 200:  # one pass over the table beats a huge IN list
@@ -753,9 +622,7 @@ class SqliteStore(MemoryStore):
                     f"WHERE memory_id IN ({marks}) ORDER BY seq",
                     memory_ids,
                 ).fetchall()
-        for row in rows:
-            found.setdefault(row[0], []).append(dict(zip(_SIGNATURE_FIELDS, row, strict=True)))
-        return found
+        return self._signatures_by_memory(rows)
 
     # -- health ------------------------------------------------------------
 
@@ -803,7 +670,7 @@ class SqliteStore(MemoryStore):
                         if terms_bad and writer._version >= 2:
                             wconn.execute("DELETE FROM memory_terms")
                             for row in wconn.execute(f"SELECT n, {_COLUMNS} FROM memories").fetchall():
-                                _write_terms(wconn, row[0], _record(row[1:]))
+                                _write_terms(wconn, row[0], SqliteStore.record(row[1:]))
             finally:
                 if writer is not self:
                     writer.close()
@@ -946,7 +813,7 @@ class SqliteStore(MemoryStore):
             row = conn.execute(f"SELECT n, {_COLUMNS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
             if row is None:
                 raise MemError(f"No memory {memory_id} to delete.")
-            n, record = row[0], _record(row[1:])
+            n, record = row[0], SqliteStore.record(row[1:])
             conn.execute("DELETE FROM memory_tags WHERE memory = ?", (n,))
             conn.execute("DELETE FROM memory_terms WHERE rowid = ?", (n,))
             conn.execute("DELETE FROM memories WHERE n = ?", (n,))
