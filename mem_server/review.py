@@ -94,6 +94,24 @@ def environment() -> Any:
     return _ENV
 
 
+TEMPLATES = ("queue.html", "journal.html", "charts.html", "receipts.html", "memories.html", "search.html",
+             "memory.html", "login.html", "error.html")  # fmt: skip
+
+
+def warm() -> None:
+    """What a replica does once, when it starts, so that no page request
+    pays for it: compile every template (Jinja2 keeps them for the process)
+    and import what the pages read with (the records' pydantic models)."""
+    import mem_core.evidence.api  # noqa: F401
+    import mem_core.memories.service  # noqa: F401
+    import mem_core.reinforcement.models  # noqa: F401
+    import mem_core.reinforcement.views  # noqa: F401
+
+    env = environment()
+    for name in (*TEMPLATES, "base.html", "_memory.html"):
+        env.get_template(name)
+
+
 def render(name: str, status: int = 200, **values: Any) -> HTMLResponse:
     html = environment().get_template(name).render(prefix=PREFIX, **values)
     return HTMLResponse(html, status_code=status, headers=HEADERS)
@@ -230,8 +248,11 @@ def queue_data(server: Server, now: str) -> dict[str, Any]:
     for memory in memories:
         memory["stored_by"] = by.get(memory["id"], "-")
     events = {_text(e.get("id")): e for e in _journal(project)}
+    # a pattern proposed again since (each reinforcement past the threshold
+    # proposes) is one decision: its latest proposal is shown
+    latest = {row.pattern: row for row in proposed_promotions(project).promotions}
     promotions = []
-    for row in proposed_promotions(project).promotions:
+    for row in latest.values():
         promotion = row.to_dict()
         promotion["events"] = [(ref, events.get(ref)) for ref in row.evidence]
         promotions.append(promotion)
@@ -263,8 +284,10 @@ def _journal_view(server: Server, agent: str, outcome: str) -> dict[str, Any]:
 
 
 def _points(server: Server) -> dict[str, list[tuple[str, float, float]]]:
-    """Each pattern's (time, Elo, mean) over time: the reinforcements the
-    audit log recorded, the scores the proposals kept, and the score now."""
+    """Each pattern's (time, Elo, mean) over time, one point per update: the
+    reinforcements the audit log recorded, the scores the proposals kept,
+    and the score now."""
+    import json
     import math
 
     from mem_core.js.numbers import js_to_number
@@ -274,31 +297,32 @@ def _points(server: Server) -> dict[str, list[tuple[str, float, float]]]:
         n = js_to_number(value)
         return None if math.isnan(n) or math.isinf(n) else float(n)
 
-    found: dict[str, dict[str, tuple[float, float]]] = {}
+    # keyed by (time, updates): a score is one update of its pattern
+    found: dict[str, dict[tuple[str, float], tuple[float, float]]] = {}
 
-    def add(pattern: str, at: Any, elo: Any, mean: Any) -> None:
-        e, m = number(elo), number(mean)
+    def add(pattern: str, at: Any, updates: Any, elo: Any, mean: Any) -> None:
+        e, m, u = number(elo), number(mean), number(updates)
         if isinstance(at, str) and e is not None and m is not None:
-            found.setdefault(pattern, {})[at] = (e, m)
+            found.setdefault(pattern, {})[(at, u if u is not None else 0.0)] = (e, m)
 
     with server.db.transaction() as cursor:
         rows = cursor.run("SELECT at, target, detail FROM mem_srv_audit WHERE action = 'reinforce' ORDER BY seq")
-    import json
-
     for at, target, detail in rows:
         try:
             values = json.loads(detail)
         except ValueError:
             continue
         if isinstance(values, dict) and "elo" in values:
-            add(target.removeprefix("pattern:"), values.get("at", at), values.get("elo"), values.get("mean"))
+            add(target.removeprefix("pattern:"), values.get("at", at), values.get("updates"), values.get("elo"),
+                values.get("mean"))  # fmt: skip
     project = server.config.project
     for record in read_promotions(project):
         if record.score is not None:
-            add(record.patternId, record.score.lastTs or record.ts, record.score.elo, record.score.mean)
+            add(record.patternId, record.score.lastTs or record.ts, record.score.updates, record.score.elo,
+                record.score.mean)  # fmt: skip
     for pattern, score in read_pattern_scores(project).items():
-        add(pattern, score.lastTs, score.elo, score.mean)
-    return {p: sorted((at, e, m) for at, (e, m) in points.items()) for p, points in sorted(found.items())}
+        add(pattern, score.lastTs, score.updates, score.elo, score.mean)
+    return {p: [(at, e, m) for (at, _u), (e, m) in sorted(points.items())] for p, points in sorted(found.items())}
 
 
 def chart(points: list[tuple[str, float, float]], which: int, width: int = 320, height: int = 120) -> dict[str, Any]:
@@ -326,10 +350,13 @@ Handler = Callable[["Server", Request, str], Any]
 
 
 def review_routes(server: Server) -> list[Route]:
-    """The review pages and actions of one replica."""
+    """The review pages and actions of one replica (their templates compiled
+    now, at start-up, not by the first request)."""
     from starlette.concurrency import run_in_threadpool
 
     from mem_core.clock import now_iso
+
+    warm()
 
     def page(work: Callable[[Request, HumanSession, str], Response]) -> Callable[[Request], Any]:
         async def handle(request: Request) -> Response:
@@ -445,7 +472,8 @@ def review_routes(server: Server) -> list[Route]:
         found = _memory(server, request.path_params["id"])
         history = memory_history(found["id"], mind=found["mind_id"], directory=server.config.project,
                                  kernel=server.kernel).to_json()  # fmt: skip
-        return render("memory.html", human=who, csrf=who.csrf, memory=found, history=history["history"])
+        return render("memory.html", human=who, csrf=who.csrf, memory=found, history=history["history"],
+                      done=DONE.get(request.query_params.get("done", "")))  # fmt: skip
 
     # -- actions
 
