@@ -890,9 +890,14 @@ def create_app(config: ServerConfig) -> Starlette:
 
     endpoint, manager = mcp_endpoint(server)
     routes.append(Route("/mcp", endpoint=endpoint))
-    from mem_server.review import review_routes
+    try:
+        import jinja2  # noqa: F401
+    except ImportError:  # the API serves without the review pages
+        log.warning("the review pages (/review) need Jinja2: pip install 'mem-agent-memory[server]'")
+    else:
+        from mem_server.review import review_routes
 
-    routes += review_routes(server)
+        routes += review_routes(server)
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> Any:

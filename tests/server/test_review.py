@@ -155,3 +155,28 @@ def test_the_stored_script_is_text_in_every_view(seeded: Seeded, client: httpx.C
     assert "&lt;b&gt;api&lt;/b&gt;" in client.get("/review/journal").text
     assert "Cache &lt;shortcut&gt;" in client.get("/review/charts").text
     assert "<svg" in client.get("/review/charts").text
+
+
+def test_a_decision_is_seen_by_a_second_replica_over_postgres(team: Team, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEM_USER_CONFIG", team.env["MEM_USER_CONFIG"])
+    seeded = seed(team)
+    [other] = team.start(1)
+    with httpx.Client(base_url=seeded.url, follow_redirects=False, timeout=30) as client:
+        csrf = form_csrf(logged_in(client).get("/review").text)
+        memory = seeded.memories["k1"]["id"]
+        assert (
+            client.post(f"/review/memory/{memory}/verify", data={"csrf": csrf, "passphrase": PASSPHRASE}).status_code
+            == 303
+        )
+        rate = seeded.promotions["Rate limit"]
+        decided = client.post(
+            f"/review/promotion/{rate}/decide", data={"csrf": csrf, "decision": "accept", "reason": "ok"}
+        )
+        assert decided.status_code == 303
+    headers = {"Authorization": f"Bearer {seeded.agent}"}
+    read = httpx.get(f"{other.url}/v1/memory/{memory}", headers=headers).json()["memory"]
+    assert (read["verified"], read["verification"]) == (True, "signed")
+    records = httpx.get(f"{other.url}/v1/promotions", headers=headers).json()["promotions"]
+    assert [(r["status"], r["approvedBy"]) for r in records if r["id"] == rate][-1] == ("APPROVED", "ada")
+    listed = {m["key"]: m for m in mem_cli(team, "memories", "--mind", "alpha")["memories"]}
+    assert listed["k1"]["verified"] is True
