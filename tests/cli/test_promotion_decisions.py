@@ -130,3 +130,48 @@ def test_an_untrusted_key_decides_nothing(mem, project: Path, tmp_path: Path, no
     with pytest.raises(MemError, match="is not trusted here"):
         decide(first, "accept", "me", directory=str(project), signer=stranger, interactive=False)
     assert tree_bytes(project) == before
+
+
+def at_a_terminal(project: Path, env: dict[str, str], args: list[str], answer: str) -> tuple[int, str]:
+    """``mem promotions …`` on a pseudo-terminal of its own, ``answer`` typed at its prompt."""
+    import pty
+
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.execve(sys.executable, [sys.executable, "-m", "mem_cli", "promotions", *args, "-d", str(project)], env)
+    out = b""
+    answered = False
+    while True:
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+        if not answered and out.rstrip().endswith(b":"):
+            os.write(fd, answer.encode() + b"\n")
+            answered = True
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
+
+
+def test_at_a_terminal_with_a_yes_or_the_passphrase(mem, project: Path, now: str) -> None:
+    first, second = propose(mem, project, "Rate limit"), propose(mem, project, "Cache")
+    env = {**os.environ, "MEM_NOW": now}  # the test's own user config directory (tests/conftest.py)
+    # no human key trusted: a yes typed at the terminal, recorded as such
+    code, out = at_a_terminal(project, env, ["accept", first, "--reason", "fine"], "yes")
+    assert code == 0, out
+    assert f"mem promotions: {first} Rate limit APPROVED by terminal at {now} (terminal)" in out
+    # a trusted key: its passphrase, and the decision carries its signature
+    from mem_core.humans.api import create_human
+
+    create_human("ada", "correct horse battery", directory=str(project))
+    code, out = at_a_terminal(project, env, ["reject", second, "--reason", "no"], "not the passphrase")
+    assert code == 1, out
+    code, out = at_a_terminal(project, env, ["reject", second, "--reason", "no"], "correct horse battery")
+    assert code == 0, out
+    last = lines(project)[-1]
+    assert (last["status"], last["rejectedBy"], last["decidedWith"]) == ("REJECTED", "ada", "signed")
+    assert last["signature"] and last["fingerprint"].startswith("SHA256:")

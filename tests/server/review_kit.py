@@ -64,15 +64,17 @@ def seed(team: Team, memories: int = 4) -> Seeded:
             "confidence": 0.6, "expires": "30d"})  # fmt: skip
         assert answer.status_code == 201, answer.text
         stored[f"k{number}"] = answer.json()["memory"]
+    events = []
     for task, outcome in (("deploy <b>api</b>", "failure"), ("fix the cache", "success"), ("write docs", "partial")):
         answer = httpx.post(f"{replica.url}/v1/journal", headers=headers, json={"task": task, "outcome": outcome,
                                                                                "cli": "claude-code"})  # fmt: skip
         assert answer.status_code == 201, answer.text
+        events.append(answer.json()["written"]["id"])
     promotions = {}
     for pattern in ("Rate limit", "Cache <shortcut>"):
         for accept, ci in (("true", "pass"), ("true", "fail"), ("true", "pass"), ("true", "pass")):
             answer = httpx.post(f"{replica.url}/v1/reinforce", headers=headers, json={
-                "pattern": pattern, "signals": {"accept": accept, "ci": ci}, "evidence": "e1"})  # fmt: skip
+                "pattern": pattern, "signals": {"accept": accept, "ci": ci}, "evidence": events[1]})  # fmt: skip
             assert answer.status_code == 200, answer.text
             if answer.json()["promotion"] is not None:
                 promotions.setdefault(pattern, answer.json()["promotion"]["id"])

@@ -74,6 +74,7 @@ def test_headers_escaping_and_csrf(seeded: Seeded, client: httpx.Client) -> None
     assert queue.headers["x-frame-options"] == "DENY"
     assert "<script" not in queue.text and "&lt;script&gt;document.title=" in queue.text
     assert "<img src=x" not in queue.text
+    assert "alpha · success · fix the cache" in queue.text  # the evidence event, from the journal
     for template in PAGES:
         page = client.get(paths(seeded, template))
         assert page.status_code == 200 and "<script" not in page.text.lower(), template
