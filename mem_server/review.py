@@ -52,7 +52,8 @@ HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    # same-origin: a form post then names its origin (with no-referrer a browser sends "null")
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 FORM_MAX = 128 * 1024
@@ -177,12 +178,13 @@ def _check_csrf(expected: str, given: str | None, who: HumanSession | None = Non
 
 
 def _same_origin(request: Request) -> None:
-    """A browser names the page a post comes from: it must be this server."""
+    """A browser names the page a post comes from: it must be this server's
+    host (the scheme aside: behind a TLS-terminating proxy the browser says
+    https and the request arrives over http, with the proxy passing Host)."""
     origin = request.headers.get("origin")
-    if origin is None or origin == "null":
+    if origin is None:
         return
-    mine = f"{request.url.scheme}://{request.headers.get('host', '')}"
-    if origin != mine:
+    if urllib.parse.urlsplit(origin).netloc != request.headers.get("host", ""):
         raise Page(_refused(403, "a form posted from another site; nothing was changed."))
 
 
