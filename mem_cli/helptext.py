@@ -53,7 +53,7 @@ SUMMARIES: dict[str, str] = {
     "adapters": "Wire mem into coding assistants: instruction block, hooks, MCP server entry.",
     "minds": "List the minds (memory namespaces) that hold memories, with how many each holds.",
     "scores": "The pattern scores `mem reinforce` keeps: Elo, mean, updates, last update; highest Elo first (read-only).",
-    "promotions": "The proposed promotions not decided yet, with the pattern's current score and the evidence ids (read-only).",
+    "promotions": "The proposed promotions not decided yet, with the pattern's current score and the evidence ids, and the decisions taken; accept or reject one (a human only).",
     "doctor": "Check the project's memory: the writer lock (owner, host, alive, age), the final line and size of each store, pattern-scores.json, the memory store backend, broken plugins and installed adapters. Exit 0 when nothing is an error. --fix repairs what is provably safe (a stale lock, a torn final line moved to <store>.torn-<ts>, temporary files left by killed writers) and leaves a live lock.",
     "archive": "Move the oldest whole lines of the journal and the promotions store to .bmad/memory/archive/<store>-<first ts>-<last ts>.ndjson under the writer lock (nothing lost, nothing duplicated, safe to kill); recall still reads the archived events.",
     "human": "Human keys: the proof of a human that `mem verify` and `remember --as-user` ask for.",

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         VerifyResult,
     )
     from mem_core.reinforcement.api import ReinforceResult
+    from mem_core.reinforcement.decisions import DecisionResult
     from mem_core.reinforcement.views import PromotionsResult, ScoresResult
     from mem_core.retrieval.api import RecallResult
 
@@ -62,6 +63,7 @@ __all__ = [
     "plugins",
     "scores",
     "promotions",
+    "decision",
     "human_init",
     "humans",
     "human_revoke",
@@ -486,8 +488,30 @@ def scores(result: ScoresResult) -> str:
 
 
 def promotions(result: PromotionsResult) -> str:
+    lines = _proposed(result)
+    if result.decisions:
+        lines.append(f"decided: {len(result.decisions)}")
+        for row in result.decisions:
+            who = f" by {_shown(row.by)}" if row.by is not None else ""
+            when = f" at {_shown(row.at)}" if row.at is not None else ""
+            how = f" ({_shown(row.decided_with)})" if row.decided_with is not None else ""
+            lines.append(f"  {row.id} {_shown(row.pattern)}: {row.status}{who}{when}{how}")
+            if row.reason is not None:
+                lines.append(f"     reason: {_shown(row.reason)}")
+    return "\n".join(lines)
+
+
+def decision(result: DecisionResult) -> str:
+    """``mem promotions accept|reject``: the decision recorded."""
+    record = result.record
+    who = record.get("approvedBy") or record.get("rejectedBy")
+    return (f"mem promotions: {record['id']} {_shown(record['patternId'])} {record['status']} by {_shown(who)} "
+            f"at {_shown(record.get('approvedAt') or record.get('rejectedAt'))} ({record['decidedWith']})")  # fmt: skip
+
+
+def _proposed(result: PromotionsResult) -> list[str]:
     if not result.promotions:
-        return "mem promotions: none proposed (a pattern needs mean >= 0.7 over >= 3 updates)"
+        return ["mem promotions: none proposed (a pattern needs mean >= 0.7 over >= 3 updates)"]
     n = result.count
     lines = [f"mem promotions: {n} proposed, awaiting a human or Shield decision"]
     for number, row in enumerate(result.promotions, 1):
@@ -503,7 +527,7 @@ def promotions(result: PromotionsResult) -> str:
             )
         evidence = ", ".join(_shown(item) for item in row.evidence) or "-"
         lines.append(f"     evidence: {evidence}")
-    return "\n".join(lines)
+    return lines
 
 
 def doctor(report: DoctorReport) -> str:

@@ -542,7 +542,9 @@ def post_reinforce(call: Call) -> Any:
         raise Refused(400, "evidence must be a comma-separated string or a list of strings")
     done = reinforce(pattern, signals=_signals(body), evidence=evidence, directory=call.server.config.project, kernel=call.server.kernel,
                      now=call.now)  # fmt: skip
-    call.record("reinforce", f"pattern:{pattern}", {})
+    # the score after it: the review pages chart each pattern's Elo and mean over time from these
+    call.record("reinforce", f"pattern:{pattern}", {"elo": done.next.get("elo"), "mean": done.next.get("mean"),
+                                                    "updates": done.next.get("updates"), "at": call.now})  # fmt: skip
     return done.to_json()
 
 
@@ -560,7 +562,17 @@ def get_promotions(call: Call) -> Any:
 
 
 def decide_promotion(call: Call) -> Any:
-    raise Refused(404, "recording a promotion's decision is not available on this server yet; nothing was changed.")
+    from mem_core.reinforcement.decisions import decide
+
+    session = call.human
+    assert session is not None
+    decision = _string(call.body, "decision", required=True, limit=16) or ""
+    done = decide(call.path["id"][:64], decision, _string(call.body, "reason", limit=4096),
+                  directory=call.server.config.project, session=session.human, now=call.now)  # fmt: skip
+    record = done.record
+    call.record(f"promotion.{decision}", f"promotion:{record['id']}",
+                {"pattern": record["patternId"], "status": record["status"], "reason": record["decisionReason"]})  # fmt: skip
+    return done.to_json()
 
 
 def get_recall(call: Call) -> Any:
@@ -695,11 +707,11 @@ _STATED = "was stated by a human; only a human can change it"
 def _status_of(error: MemError) -> int:
     """The HTTP status of a ``mem_core`` refusal."""
     text = str(error)
-    if text.startswith("No memory ") or text.startswith("no mind "):
+    if text.startswith("No memory ") or text.startswith("no mind ") or text.startswith("no proposed promotion "):
         return 404
     if _STATED in text or "needs a human" in text:
         return 403
-    if "changed while waiting" in text or "already exists" in text:
+    if "changed while waiting" in text or "already exists" in text or "is decided already" in text:
         return 409
     return 400
 
@@ -878,6 +890,14 @@ def create_app(config: ServerConfig) -> Starlette:
 
     endpoint, manager = mcp_endpoint(server)
     routes.append(Route("/mcp", endpoint=endpoint))
+    try:
+        import jinja2  # noqa: F401
+    except ImportError:  # the API serves without the review pages
+        log.warning("the review pages (/review) need Jinja2: pip install 'mem-agent-memory[server]'")
+    else:
+        from mem_server.review import review_routes
+
+        routes += review_routes(server)
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> Any:

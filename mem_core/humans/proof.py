@@ -25,11 +25,13 @@ if TYPE_CHECKING:
 
 __all__ = ["Proof", "require_human", "NO_TERMINAL", "NO_HUMAN", "NOT_CONFIRMED"]
 
-_NOTHING = {"remember": "nothing was stored.", "verify": "nothing was changed.", "forget": "nothing was deleted."}
+_NOTHING = {"remember": "nothing was stored.", "verify": "nothing was changed.", "forget": "nothing was deleted.",
+            "promote": "nothing was changed."}  # fmt: skip
 _WHAT = {
     "remember": "--as-user needs a human",
     "verify": "verify needs a human",
     "forget": "forgetting a memory a human confirmed (verified or said by the user) needs a human",
+    "promote": "deciding on a promotion needs a human",
 }
 #: no terminal device to ask on
 NO_TERMINAL = {
@@ -62,7 +64,7 @@ def require_human(
     human: str | None = None,
     interactive: bool = True,
 ) -> Proof:
-    """Prove a human for ``action`` (``remember``, ``verify``, ``forget``)
+    """Prove a human for ``action`` (``remember``, ``verify``, ``forget``, ``promote``)
     about what ``question`` shows, or refuse with one line (``MemError``)."""
     from mem_core.humans.keys import parse_name, trusted_keys
 

@@ -15,7 +15,8 @@ from typing import Any
 from mem_core.js.numbers import js_to_number
 from mem_core.plain import plain
 
-__all__ = ["ScoreRow", "ScoresResult", "PromotionRow", "PromotionsResult", "pattern_scores", "proposed_promotions"]
+__all__ = ["ScoreRow", "ScoresResult", "PromotionRow", "DecisionRow", "PromotionsResult", "pattern_scores",
+           "proposed_promotions"]  # fmt: skip
 
 #: a status that settles a proposal (written by a human or Shield, never by mem)
 DECIDED = ("APPROVED", "REJECTED", "APPLIED")
@@ -138,21 +139,50 @@ class PromotionRow:
         }
 
 
-class PromotionsResult:
-    """The proposals no human or Shield has decided yet, oldest first.
-    JSON: ``{"count", "promotions": [{id, pattern, ts, reason, evidence,
-    proposedScore, currentScore}]}``."""
+class DecisionRow:
+    """A decision on a promotion (``APPROVED``, ``REJECTED`` or ``APPLIED``):
+    who took it, when, why, and how they were proven
+    (:mod:`~mem_core.reinforcement.decisions`; Shield's records may carry
+    only the reference's fields)."""
 
-    def __init__(self, project: str, promotions: list[PromotionRow]) -> None:
+    __slots__ = ("id", "pattern", "status", "by", "at", "reason", "decided_with")
+
+    def __init__(self, record: Any) -> None:
+        extra = record.model_extra or {}
+        rejected = record.status == "REJECTED"
+        self.id: str = record.id
+        self.pattern: str = record.patternId
+        self.status: str = record.status
+        self.by = extra.get("rejectedBy") if rejected else record.approvedBy
+        self.at = extra.get("rejectedAt") if rejected else record.approvedAt
+        self.reason = extra.get("decisionReason")
+        self.decided_with = extra.get("decidedWith")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "pattern": self.pattern, "status": self.status, "by": self.by, "at": self.at,
+                "reason": self.reason, "decidedWith": self.decided_with}  # fmt: skip
+
+
+class PromotionsResult:
+    """The proposals no human or Shield has decided yet, oldest first, and
+    the decisions taken, in file order. JSON: ``{"count", "promotions":
+    [{id, pattern, ts, reason, evidence, proposedScore, currentScore}],
+    "decisions": [{id, pattern, status, by, at, reason, decidedWith}]}``."""
+
+    def __init__(
+        self, project: str, promotions: list[PromotionRow], decisions: list[DecisionRow] | None = None
+    ) -> None:
         self.project = project
         self.promotions = promotions
+        self.decisions = decisions or []
 
     @property
     def count(self) -> int:
         return len(self.promotions)
 
     def to_dict(self) -> dict[str, Any]:
-        return plain({"count": self.count, "promotions": [row.to_dict() for row in self.promotions]})
+        return plain({"count": self.count, "promotions": [row.to_dict() for row in self.promotions],
+                      "decisions": [row.to_dict() for row in self.decisions]})  # fmt: skip
 
     to_json = to_dict
 
@@ -160,7 +190,7 @@ class PromotionsResult:
 def proposed_promotions(directory: str | None = None) -> PromotionsResult:
     """Every ``PROPOSED`` record of ``promotions.ndjson`` whose pattern has
     no later decision (an ``APPROVED``, ``REJECTED`` or ``APPLIED`` record),
-    in file order, with the pattern's current score."""
+    in file order, with the pattern's current score; and every decision."""
     from mem_core.project import find_project
     from mem_core.reinforcement.api import read_pattern_scores, read_promotions
 
@@ -168,8 +198,10 @@ def proposed_promotions(directory: str | None = None) -> PromotionsResult:
     records = read_promotions(project)
     scores = read_pattern_scores(project)
     rows = []
+    decisions = []
     for number, record in enumerate(records):
         if record.status != "PROPOSED":
+            decisions.append(DecisionRow(record))
             continue
         later = records[number + 1 :]
         if any(other.patternId == record.patternId and other.status in DECIDED for other in later):
@@ -186,4 +218,4 @@ def proposed_promotions(directory: str | None = None) -> PromotionsResult:
                 _score(current) if current is not None else None,
             )
         )
-    return PromotionsResult(project, rows)
+    return PromotionsResult(project, rows, decisions)

@@ -79,7 +79,11 @@ def test_a_decided_proposal_is_not_listed(mem, bmad_project: Path) -> None:
     first = json.loads(store.read_text().splitlines()[0])
     decided = dict(first, id="d" * 12, status="APPROVED", approvedBy="lead", approvedAt="2026-11-03T00:00:00.000Z")
     store.write_text(store.read_text() + json.dumps(decided) + "\n")
-    assert json.loads(mem("promotions", "--json", "-d", str(bmad_project)).out) == {"count": 0, "promotions": []}
+    got = json.loads(mem("promotions", "--json", "-d", str(bmad_project)).out)
+    assert (got["count"], got["promotions"]) == (0, [])
+    # a decision Shield wrote (the reference's fields only) is listed as one
+    assert got["decisions"] == [{"id": "d" * 12, "pattern": first["patternId"], "status": "APPROVED", "by": "lead",
+                                 "at": "2026-11-03T00:00:00.000Z", "reason": None, "decidedWith": None}]  # fmt: skip
 
 
 def test_stored_text_is_shown_on_one_line(mem, project: Path, now: str) -> None:
