@@ -177,9 +177,9 @@ class Indexer:
         raise NotImplementedError
 
 
-def cache_root(cache_dir: str | None, environ: Any = None) -> str:
+def cache_root(cache_dir: str | None) -> str:
     """The directory the recall index lives in (see the module)."""
-    return os.path.join(cache_base(cache_dir, environ), INDEX_DIR)
+    return os.path.join(cache_base(cache_dir), INDEX_DIR)
 
 
 def index_path(cache: str, root_real: str, relative: str, key: str) -> str:
