@@ -14,11 +14,95 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-from mem_core import hookimpl
-from mem_core.errors import MemError
+from mem_core import hookimpl as hookimpl
+from mem_core.errors import MemError as MemError
 
 if TYPE_CHECKING:
     from typing import Any
+
+    # the names the module's __getattr__ loads on first use, for type checkers
+    from mem_core.adapters.interfaces import Adapter as Adapter
+    from mem_core.clock import parse_ms as parse_ms
+    from mem_core.evidence.interfaces import OutcomeVerifier as OutcomeVerifier
+    from mem_core.files import JOURNAL as JOURNAL
+    from mem_core.files import open_regular as open_regular
+    from mem_core.files import read_text as read_text
+    from mem_core.files import safe_file as safe_file
+    from mem_core.files.markdown import NOTE_DIRS as NOTE_DIRS
+    from mem_core.files.markdown import NOTE_FILES as NOTE_FILES
+    from mem_core.files.markdown import split_sections as split_sections
+    from mem_core.journal.events import SignalsJSON as SignalsJSON
+    from mem_core.journal.events import decay as decay
+    from mem_core.journal.events import event_candidate as event_candidate
+    from mem_core.journal.events import event_fields as event_fields
+    from mem_core.journal.events import event_of_line as event_of_line
+    from mem_core.journal.events import event_text as event_text
+    from mem_core.js.jsmath import js_log as js_log
+    from mem_core.js.jsmath import js_pow as js_pow
+    from mem_core.js.jsonfmt import JSONError as JSONError
+    from mem_core.js.jsonfmt import dumps as _dumps
+    from mem_core.js.jsonfmt import loads as _loads
+    from mem_core.js.numbers import clamp01 as clamp01
+    from mem_core.js.numbers import js_to_number as _js_to_number
+    from mem_core.js.record import digest as digest
+    from mem_core.js.record import prop as prop
+    from mem_core.js.record import strict_equal as strict_equal
+    from mem_core.js.strings import js_trim as js_trim
+    from mem_core.js.strings import utf16_len as utf16_len
+    from mem_core.js.values import UNDEFINED as UNDEFINED
+    from mem_core.js.values import js_string as js_string
+    from mem_core.js.values import truthy as truthy
+    from mem_core.memories.interfaces import MemoryStore as MemoryStore
+    from mem_core.memories.records import FIELDS as _FIELDS
+    from mem_core.memories.records import PROJECT_STORE_DIR as PROJECT_STORE_DIR
+    from mem_core.memories.records import MemoryFilter as MemoryFilter
+    from mem_core.memories.records import project_store_dir as project_store_dir
+    from mem_core.memories.records import recall_terms as recall_terms
+    from mem_core.memories.records import recall_text as recall_text
+    from mem_core.memories.records import sort_records as sort_records
+    from mem_core.reinforcement.interfaces import RewardSignal as RewardSignal
+    from mem_core.retrieval.analysis import fold as _fold
+    from mem_core.retrieval.analysis import query_terms as _query_terms
+    from mem_core.retrieval.analysis import search_words as search_words
+    from mem_core.retrieval.analysis import stem as _stem
+    from mem_core.retrieval.analysis import terms as _terms
+    from mem_core.retrieval.context import IndexedNote as IndexedNote
+    from mem_core.retrieval.context import RankContext as RankContext
+    from mem_core.retrieval.context import SourceContext as SourceContext
+    from mem_core.retrieval.diskindex import LEXICAL as LEXICAL
+    from mem_core.retrieval.diskindex import Analyzer as Analyzer
+    from mem_core.retrieval.diskindex import Built as Built
+    from mem_core.retrieval.diskindex import DiskTermIndex as DiskTermIndex
+    from mem_core.retrieval.diskindex import Doc as Doc
+    from mem_core.retrieval.diskindex import IndexCorrupt as IndexCorrupt
+    from mem_core.retrieval.diskindex import IndexedSource as IndexedSource
+    from mem_core.retrieval.diskindex import Indexer as Indexer
+    from mem_core.retrieval.diskindex import LazyCandidate as LazyCandidate
+    from mem_core.retrieval.index import OnSecondUse as OnSecondUse
+    from mem_core.retrieval.index import TermIndex as TermIndex
+    from mem_core.retrieval.indexers import JOURNAL_INDEXER as JOURNAL_INDEXER
+    from mem_core.retrieval.indexers import NOTE_INDEXER as NOTE_INDEXER
+    from mem_core.retrieval.indexers import note_of_blob as note_of_blob
+    from mem_core.retrieval.interfaces import Candidate as Candidate
+    from mem_core.retrieval.interfaces import CandidateBlock as CandidateBlock
+    from mem_core.retrieval.interfaces import Candidates as Candidates
+    from mem_core.retrieval.interfaces import NoteSource as NoteSource
+    from mem_core.retrieval.interfaces import Query as Query
+    from mem_core.retrieval.interfaces import Ranker as Ranker
+    from mem_core.retrieval.interfaces import Scored as Scored
+    from mem_core.retrieval.text import Terms as Terms
+    from mem_core.retrieval.text import query_tokens as query_tokens
+    from mem_core.retrieval.text import tokenize as tokenize
+
+    # the names that differ from the defining module's (_ALIASES)
+    MEMORY_FIELDS = _FIELDS
+    to_number = _js_to_number
+    json_dumps = _dumps
+    json_loads = _loads
+    search_terms = _terms
+    search_query_terms = _query_terms
+    fold_text = _fold
+    search_stem = _stem
 
 #: public name -> module that defines it
 _NAMES = {

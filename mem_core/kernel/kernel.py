@@ -107,7 +107,7 @@ def _problem(value: Any, kind: str, base: type) -> str | None:
     if not isinstance(name, str) or not name:
         return f"returned {kind} {value.__name__} without a name"
     if inspect.isabstract(value):
-        missing = ", ".join(sorted(value.__abstractmethods__))
+        missing = ", ".join(sorted(getattr(value, "__abstractmethods__", ())))
         return f"returned {kind} {value.__name__}, which does not implement {missing}"
     return None
 
