@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -59,6 +60,12 @@ def test_every_lazy_name_is_imported_for_type_checkers(module: object) -> None:
     assert set(names) == set(module.__all__) - eager  # type: ignore[attr-defined]
     for name, value in names.items():
         assert getattr(module, name) is value, name
+
+
+def test_every_name_of_the_plugin_api_is_documented() -> None:
+    page = (REPO / "docs" / "plugins.md").read_text(encoding="utf-8")
+    section = page[page.index("### What `mem_core.plugin` offers") : page.index("## Broken plugins")]
+    assert set(mem_core.plugin.__all__) - set(re.findall(r"`(\w+)`", section)) == set()
 
 
 def test_mem_core_is_marked_typed() -> None:
