@@ -600,7 +600,7 @@ def _project_layer(project: str) -> dict[str, Any]:
     from mem_core.files import safe_file
 
     try:
-        safe_file(project, PROJECT_CONFIG)  # no symbolic links (mem-cli.md §8)
+        safe_file(project, PROJECT_CONFIG)  # no symbolic links (docs/contract.md §8)
     except MemError as exc:
         raise MemError(f"{path}: {exc.message}") from None
     return _file_layer(path, _PROJECT_KEYS, project)
