@@ -19,6 +19,47 @@ from mem_core.errors import ExitCode, MemError
 if TYPE_CHECKING:
     from typing import Any
 
+    from mem_core.evidence.api import ObserveResult as ObserveResult
+    from mem_core.evidence.api import OutcomesResult as OutcomesResult
+
+    # the names the module's __getattr__ loads on first use, for type checkers
+    from mem_core.evidence.api import observe as observe
+    from mem_core.evidence.api import outcomes as outcomes
+    from mem_core.humans.api import create_human as create_human
+    from mem_core.humans.api import list_humans as list_humans
+    from mem_core.humans.api import revoke_human as revoke_human
+    from mem_core.humans.keys import HumanKey as HumanKey
+    from mem_core.journal.api import WriteResult as WriteResult
+    from mem_core.journal.api import write as write
+    from mem_core.kernel import DEFAULT_PLUGINS as DEFAULT_PLUGINS
+    from mem_core.kernel import Kernel as Kernel
+    from mem_core.kernel import make_plugin_manager as make_plugin_manager
+    from mem_core.kernel.report import PluginsReport as PluginsReport
+    from mem_core.kernel.report import plugins_report as plugins_report
+    from mem_core.memories.results import ContextSummary as ContextSummary
+    from mem_core.memories.results import ForgetResult as ForgetResult
+    from mem_core.memories.results import HistoryResult as HistoryResult
+    from mem_core.memories.results import MemoriesResult as MemoriesResult
+    from mem_core.memories.results import Memory as Memory
+    from mem_core.memories.results import MindsResult as MindsResult
+    from mem_core.memories.results import RememberResult as RememberResult
+    from mem_core.memories.results import RestoreResult as RestoreResult
+    from mem_core.memories.results import VerifyResult as VerifyResult
+    from mem_core.memories.service import context_summary as context_summary
+    from mem_core.memories.service import expiring_memories as expiring_memories
+    from mem_core.memories.service import forget as forget
+    from mem_core.memories.service import list_memories as list_memories
+    from mem_core.memories.service import list_minds as list_minds
+    from mem_core.memories.service import memory_history as memory_history
+    from mem_core.memories.service import remember as remember
+    from mem_core.memories.service import restore as restore
+    from mem_core.memories.service import search_memories as search_memories
+    from mem_core.memories.service import verify as verify
+    from mem_core.reinforcement.api import ReinforceResult as ReinforceResult
+    from mem_core.reinforcement.api import reinforce as reinforce
+    from mem_core.retrieval.api import RecallResult as RecallResult
+    from mem_core.retrieval.api import recall as recall
+
 __version__ = "0.2.0"
 
 #: marks a function as an implementation of a hook of :mod:`mem_core.hookspecs`

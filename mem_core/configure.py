@@ -111,7 +111,7 @@ def _write_atomically(path: str, text: str, *, exclusive: bool) -> bool:
 def _project_file(project: str) -> str:
     from mem_core.files import safe_file
 
-    return safe_file(project, PROJECT_CONFIG)  # no symbolic links on the way (mem-cli.md §8)
+    return safe_file(project, PROJECT_CONFIG)  # no symbolic links on the way (docs/contract.md §8)
 
 
 def _mkdirs(path: str) -> bool:

@@ -1,5 +1,5 @@
 """``mem doctor``: what is wrong with a project's memory, and the repairs that
-are provably safe (issue 10, mem-cli.md §8).
+are provably safe (the store's rules: docs/contract.md §8).
 
 Each check is a :class:`Check` (name, status ``ok``/``warn``/``error``/
 ``fixed``, detail). With ``fix``, the writer lock is taken through the normal
@@ -29,7 +29,7 @@ OK, WARN, ERROR, FIXED = "ok", "warn", "error", "fixed"
 STATUSES = (OK, WARN, ERROR, FIXED)
 #: a store this full is a warning: archive it before it refuses appends
 NEAR_FULL = 0.9
-#: the outcome store's record limit (mem-cli.md §5)
+#: the outcome store's record limit (docs/contract.md §5)
 MAX_RECEIPTS = 1000
 #: temporary files of atomic writes older than this are orphans (a live
 #: writer's lasts milliseconds; the brief writes one without the lock)

@@ -8,7 +8,7 @@ __all__ = ["ExitCode", "MemError", "UsageError", "PluginError"]
 
 
 class ExitCode(enum.IntEnum):
-    """Process exit codes of every ``mem`` command (mem-cli.md §0)."""
+    """Process exit codes of every ``mem`` command (docs/contract.md §0)."""
 
     OK = 0
     #: unknown action, missing or invalid option, lock held, store full, any failure

@@ -51,7 +51,7 @@ def discover(start: str | None = None) -> tuple[str | None, str | None]:
 def find_project(directory: str | None = None) -> str:
     """The project directory: ``directory`` (``-d``) as an absolute path, or
     the discovered root (see the module's docstring)."""
-    if directory is not None:  # as given, even "" (the working directory), as before
+    if directory is not None:  # as given, even "" (the working directory): -d names the project itself
         return os.path.abspath(directory)
     root, _git_root = discover()
     return root if root is not None else os.path.abspath(".")

@@ -319,24 +319,14 @@ def looks_like_secret(value: str) -> bool:
 
 def user_config_path(environ: Mapping[str, str] | None = None) -> str:
     """The user config file: ``$MEM_USER_CONFIG``, else ``config.toml`` in
-    platformdirs' user config directory for ``mem``.
-
-    On Linux the directory is computed here as platformdirs computes it
-    (``$XDG_CONFIG_HOME`` when absolute, else ``~/.config``) — importing
-    platformdirs costs 10-20 ms, which ``mem write`` cannot spare; elsewhere
-    platformdirs is asked (tests check both agree).
-    """
+    platformdirs' user config directory for ``mem``."""
     env = os.environ if environ is None else environ
     override = env.get(USER_CONFIG_ENV)
     if override:
         return os.path.abspath(os.path.expanduser(override))
-    return os.path.join(_user_config_dir(env), USER_CONFIG_FILE)
+    from mem_core.files.usercache import user_config_dir
 
-
-def _user_config_dir(env: Mapping[str, str]) -> str:
-    from mem_core.files.usercache import user_dir
-
-    return user_dir("XDG_CONFIG_HOME", "~/.config", "user_config_dir", env)
+    return os.path.join(user_config_dir(), USER_CONFIG_FILE)
 
 
 # -- parsing ----------------------------------------------------------------
@@ -610,7 +600,7 @@ def _project_layer(project: str) -> dict[str, Any]:
     from mem_core.files import safe_file
 
     try:
-        safe_file(project, PROJECT_CONFIG)  # no symbolic links (mem-cli.md §8)
+        safe_file(project, PROJECT_CONFIG)  # no symbolic links (docs/contract.md §8)
     except MemError as exc:
         raise MemError(f"{path}: {exc.message}") from None
     return _file_layer(path, _PROJECT_KEYS, project)

@@ -115,6 +115,7 @@ def test_the_wheel_holds_the_four_packages_and_the_license(built) -> None:
     tops = {n.split("/", 1)[0] for n in names}
     assert {t for t in tops if not t.endswith(".dist-info")} == {"mem_core", "mem_plugins", "mem_cli", "mem_server"}
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert "mem_core/py.typed" in names  # the plugin API is typed for its users' type checkers
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     assert metadata
 

@@ -12,7 +12,7 @@ point of ``mem outcomes``).
 
 Standard library only; ``python3 bind-nexus-run.py [PROJECT]`` (default: the
 directory of this script). The file layout is BMAD+ Nexus 0.18's
-(mem-cli.md §10); hashes are over JavaScript's ``JSON.stringify`` of the
+(docs/contract.md §10); hashes are over JavaScript's ``JSON.stringify`` of the
 values, which for these values is ``json.dumps`` with compact separators.
 """
 

@@ -1,5 +1,5 @@
 """Evidence receipts: ``mem observe``, ``mem outcomes`` and evidence ranking
-(mem-cli.md §5, §6, §7).
+(docs/contract.md §5, §6, §7).
 
 A receipt binds one exact Markdown section (``{file, heading, textSha256}``)
 to accepted, independently verified work that an outcome verifier plugin

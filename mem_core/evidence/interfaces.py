@@ -1,4 +1,4 @@
-"""The outcome-verifier plugin interface (mem-cli.md §5, §6, §10)."""
+"""The outcome-verifier plugin interface (docs/contract.md §5, §6, §10)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ __all__ = ["OutcomeVerifier"]
 
 class OutcomeVerifier(ABC):
     """Confirms accepted, independently verified, current work, and describes it
-    as the ``source`` of an evidence receipt (mem-cli.md §5, §6, §10).
+    as the ``source`` of an evidence receipt (docs/contract.md §5, §6, §10).
 
     Subclasses set ``name``: it is the receipt's ``source.kind`` and what an
     observe input names in ``"verifier"`` (default ``nexus``). A source must

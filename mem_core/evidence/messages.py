@@ -1,4 +1,4 @@
-"""The messages of ``mem observe`` and ``mem outcomes`` (mem-cli.md §5, §6),
+"""The messages of ``mem observe`` and ``mem outcomes`` (docs/contract.md §5, §6),
 word for word those of ``bmad-plus mem``. A module of its own so that the
 evidence API and the records it validates both import them.
 """

@@ -1,5 +1,5 @@
 """Pydantic records of the evidence half: the ``mem observe`` input and the
-receipt it appends to ``.bmad/memory/outcomes.ndjson`` (mem-cli.md §5).
+receipt it appends to ``.bmad/memory/outcomes.ndjson`` (docs/contract.md §5).
 
 The bytes of a receipt come from :mod:`mem_core.js.jsonfmt` in the exact key order
 of :meth:`Receipt.record`; its ``id`` is the sha256 of the compact JSON of the

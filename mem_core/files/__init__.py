@@ -1,4 +1,4 @@
-"""The ``.bmad/memory`` file protocol (mem-cli.md §8), shared with ``bmad-plus mem``:
+"""The ``.bmad/memory`` file protocol (docs/contract.md §8), shared with ``bmad-plus mem``:
 
 * :mod:`~mem_core.files.layout` — where each file lives;
 * :mod:`~mem_core.files.paths` — :func:`safe_file` (normalized, inside the

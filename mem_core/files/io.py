@@ -1,5 +1,5 @@
 """Bounded reads, fsynced appends and atomic replaces of project files
-(mem-cli.md §8). Appends and replaces hold the writer lock
+(docs/contract.md §8). Appends and replaces hold the writer lock
 (:func:`mem_core.files.lock.writer_lock`, re-entrant, so a caller that holds
 it already keeps it)."""
 

@@ -1,4 +1,4 @@
-"""Where the files of the ``.bmad/memory`` protocol live (mem-cli.md §2–§8).
+"""Where the files of the ``.bmad/memory`` protocol live (docs/contract.md §2–§8).
 
 Every path is project-relative, with ``/`` separators, as
 :func:`mem_core.files.safe_file` takes it. ``bmad-plus mem`` reads and writes
@@ -29,5 +29,5 @@ PATTERN_SCORES = MEMORY_DIR + "/pattern-scores.json"
 PROMOTIONS = MEMORY_DIR + "/promotions.ndjson"
 #: the evidence receipts (``mem observe``)
 OUTCOMES = MEMORY_DIR + "/outcomes.ndjson"
-#: the writer lock of every tool writing the files above (mem-cli.md §8)
+#: the writer lock of every tool writing the files above (docs/contract.md §8)
 LOCK = MEMORY_DIR + "/writer.lock"

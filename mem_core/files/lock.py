@@ -1,4 +1,4 @@
-"""The writer lock ``.bmad/memory/writer.lock`` (mem-cli.md §8).
+"""The writer lock ``.bmad/memory/writer.lock`` (docs/contract.md §8).
 
 Between processes, the protocol ``bmad-plus mem`` follows too, so the two
 tools exclude each other: the file is created exclusively and holds
@@ -142,7 +142,7 @@ def _leave_gate(gate: _Gate) -> None:
             gate.owner = None
 
 
-#: the stderr line of a takeover (mem-cli.md §8, improve v0.2); the CLI prefixes ``mem <action>: ``
+#: the stderr line of a takeover (docs/contract.md §8, improve v0.2); the CLI prefixes ``mem <action>: ``
 TOOK_OVER = "took over a stale writer.lock (owner pid {pid} on this host is not running)"
 #: a candidate lock file, written whole before it is linked into place
 _CANDIDATE = ".{pid}-{token}.tmp"

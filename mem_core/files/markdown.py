@@ -1,6 +1,6 @@
 """The Markdown note format: ``decisions.md``, ``lessons.md`` and
 ``patterns.md`` under ``.bmad/memory/`` and ``.agents/memory/``, split at
-``### `` headings (mem-cli.md §1, §2, §5)."""
+``### `` headings (docs/contract.md §1, §2, §5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Safe project paths (mem-cli.md §8): normalized, project-relative, inside the
+"""Safe project paths (docs/contract.md §8): normalized, project-relative, inside the
 project, and through no symbolic link; and Node's wording of a failed system call.
 """
 

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import time
 
-__all__ = ["LOG", "MAX_BYTES", "log_line", "log_path", "user_cache_dir"]
+__all__ = ["LOG", "MAX_BYTES", "log_line", "log_path"]
 
 #: the project's hooks log, project-relative
 LOG = ".bmad/memory/hooks.log"
@@ -26,23 +25,14 @@ _LINE_MAX = 2000
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
 
 
-def user_cache_dir() -> str:
-    """``mem``'s user cache directory (as platformdirs computes it)."""
-    if sys.platform.startswith("linux"):
-        xdg = os.environ.get("XDG_CACHE_HOME", "")
-        base = xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
-        return os.path.join(base, "mem")
-    from platformdirs import user_cache_dir as platform_cache_dir
-
-    return platform_cache_dir("mem", appauthor=False)
-
-
 def log_path(project: str | None) -> str:
     """Where a line about ``project`` goes (see the module's docstring)."""
     if project:
         memory = os.path.join(project, ".bmad", "memory")
         if os.path.isdir(memory) and not os.path.islink(memory):
             return os.path.join(project, LOG)
+    from mem_core.files.usercache import user_cache_dir
+
     return os.path.join(user_cache_dir(), "hooks.log")
 
 

@@ -2,7 +2,7 @@
 first ``prompt-submit`` to ``session-end`` (docs/brief.md).
 
 One small JSON file per session in ``sessions/`` of the user cache directory
-(:func:`mem_core.hooks.log.user_cache_dir`), named by a hash of the project
+(:func:`mem_core.files.usercache.user_cache_dir`), named by a hash of the project
 and the assistant's ``session_id`` — never inside the project, whose memory
 directory is committed. The first prompt wins (the file is linked into place,
 which fails if it exists); ``session-end`` claims the file by renaming it, so
@@ -18,7 +18,7 @@ import os
 import time
 from typing import Any
 
-from mem_core.hooks.log import user_cache_dir
+from mem_core.files.usercache import user_cache_dir
 
 __all__ = ["record_prompt", "claim_session", "state_dir", "MAX_AGE_SECONDS"]
 

@@ -1,4 +1,4 @@
-"""The public Python API behind ``mem write`` (mem-cli.md §3)."""
+"""The public Python API behind ``mem write`` (docs/contract.md §3)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def write(
     kernel: Kernel | None = None,
     via: str | None = None,
 ) -> WriteResult:
-    """Append one event to the journal (mem-cli.md §3). ``signals`` maps
+    """Append one event to the journal (docs/contract.md §3). ``signals`` maps
     signal names (``eval``, ``accept``, ``ci`` or a plugin's) to option text;
     ``via`` marks an event no agent wrote (see
     :func:`mem_core.journal.records.append_event`)."""

@@ -1,6 +1,6 @@
 """``mem archive``: move the oldest whole lines of the journal or the
 promotions store to ``.bmad/memory/archive/<store>-<first ts>-<last ts>.ndjson``
-before the store reaches its 2 MiB limit (mem-cli.md §8), so that a team never
+before the store reaches its 2 MiB limit (docs/contract.md §8), so that a team never
 has to choose between a full store and forgetting. ``mem recall`` reads the
 archived journal events too (:mod:`mem_plugins.sources.journal`); the
 reference ``bmad-plus mem`` keeps reading the live files only.
@@ -45,7 +45,6 @@ __all__ = [
     "STORES",
     "THRESHOLD_BYTES",
     "DEFAULT_KEEP_BYTES",
-    "CRASH_ENV",
     "ArchiveResult",
     "archive",
     "archived_files",
@@ -60,10 +59,7 @@ STORES: dict[str, str] = {"journal": JOURNAL, "promotions": PROMOTIONS}
 THRESHOLD_BYTES = MAX_BYTES * 3 // 4
 #: without ``--keep``, an archived store keeps its newest lines up to this (1 MiB)
 DEFAULT_KEEP_BYTES = MAX_BYTES // 2
-#: tests only: ``MEM_TEST_ARCHIVE_CRASH_AT=<step>`` ends the process at that step
-#: (``written``, ``linked``, ``unlinked``, ``rewritten``), as a SIGKILL would
-CRASH_ENV = "MEM_TEST_ARCHIVE_CRASH_AT"
-#: the outcome receipts the contract keeps (mem-cli.md §6)
+#: the outcome receipts the contract keeps (docs/contract.md §6)
 OUTCOME_RECEIPTS = 1000
 
 _NOT_STAMP = re.compile(r"[^0-9A-Za-z]")
@@ -186,11 +182,6 @@ def _parse_keep(keep: str | int) -> int:
     return min(int(text), MAX_BYTES)
 
 
-def _crash(step: str) -> None:
-    if os.environ.get(CRASH_ENV) == step:
-        os._exit(137)
-
-
 def _archive_one(project: str, name: str, keep: int | None) -> dict[str, Any]:
     relative = STORES[name]
     text = read_text(project, relative, missing=True)
@@ -228,7 +219,6 @@ def _archive_one(project: str, name: str, keep: int | None) -> dict[str, Any]:
     moved, kept = data[:cut], data[cut:]
     file = _write_archive(project, name, moved)
     _replace(project, relative, kept)
-    _crash("rewritten")
     result.update(
         archived_lines=moved.count(b"\n"),
         archived_bytes=len(moved),
@@ -294,7 +284,6 @@ def _write_archive(project: str, name: str, moved: bytes) -> str:
             os.fsync(fd)
         finally:
             os.close(fd)
-        _crash("written")
         for n in range(1, 10_000):
             file = f"{base}.ndjson" if n == 1 else f"{base}-{n}.ndjson"
             try:
@@ -304,9 +293,7 @@ def _write_archive(project: str, name: str, moved: bytes) -> str:
                 continue
         else:  # pragma: no cover - ten thousand archives of the same instants
             raise MemError(f"Too many archives named {base} in {ARCHIVE_DIR}.")
-        _crash("linked")
         os.unlink(temporary)
-        _crash("unlinked")
         fsync_dir(folder)
     except OSError as exc:
         try:

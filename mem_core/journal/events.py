@@ -1,4 +1,4 @@
-"""A journal event as recall sees it (mem-cli.md §2): the text it is scored
+"""A journal event as recall sees it (docs/contract.md §2): the text it is scored
 on, its ``ref``, its result fields and its weight (halved every 30 days of
 age). Shared by the ``journal`` note source and the portfolio index, which
 must make the same candidate from the same line."""

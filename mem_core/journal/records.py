@@ -1,5 +1,5 @@
 """The event journal, ``.bmad/memory/journal.ndjson``: appending one event
-(mem-cli.md §3). Recall reads it through the ``journal`` note source."""
+(docs/contract.md §3). Recall reads it through the ``journal`` note source."""
 
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ class JSONError(ValueError):
 
 class JSONDepthError(JSONError):
     """Raised by :func:`loads` for JSON nested deeper than Python's decoder
-    goes: a corrupt value for ``mem`` (mem-cli.md §8, improve v0.2), never
+    goes: a corrupt value for ``mem`` (docs/contract.md §8, improve v0.2), never
     Python's recursion message."""
 
 

@@ -1,5 +1,5 @@
 """JavaScript semantics for records another tool wrote: receipts, Nexus runs,
-observe inputs (mem-cli.md §5, §6, §10).
+observe inputs (docs/contract.md §5, §6, §10).
 
 ``bmad-plus mem`` and BMAD+ Nexus read these records with ``JSON.parse`` and
 test them with JavaScript operators, and their hashes are over

@@ -108,9 +108,12 @@ def defaults_only(settings: Any) -> bool:
     return not settings.plugins and all(ep.name in disabled for ep in entry_points())
 
 
+#: ``sys.version``, then each ``sys.path`` entry with its modification time
+_Stamp = tuple["str | tuple[str, int | None]", ...]
+
 #: the last scan in this process: the state of ``sys.path`` it was read
 #: from (:func:`_stamp`) and what it found
-_scanned: tuple[tuple[object, ...], list[_EntryPoint]] | None = None
+_scanned: tuple[_Stamp, list[_EntryPoint]] | None = None
 
 
 def entry_points() -> list[_EntryPoint]:
@@ -135,9 +138,9 @@ def entry_points() -> list[_EntryPoint]:
     return list(_scanned[1])
 
 
-def _stamp() -> tuple[object, ...]:
+def _stamp() -> _Stamp:
     """``sys.path`` and each directory's modification time."""
-    stamp: list[object] = [sys.version]
+    stamp: list[str | tuple[str, int | None]] = [sys.version]
     for base in sys.path:
         try:
             stamp.append((base, os.stat(base or ".").st_mtime_ns))
@@ -162,7 +165,7 @@ def _cache_file() -> str:
     return os.path.join(cache_base(None), "entry-points", name_key(sys.prefix))
 
 
-def _read_cached(stamp: tuple[object, ...]) -> list[_EntryPoint] | None:
+def _read_cached(stamp: _Stamp) -> list[_EntryPoint] | None:
     """The entry points cached for ``stamp``, or ``None``."""
     import marshal
 
@@ -176,7 +179,7 @@ def _read_cached(stamp: tuple[object, ...]) -> list[_EntryPoint] | None:
         return None
 
 
-def _write_cached(stamp: tuple[object, ...], found: list[_EntryPoint]) -> None:
+def _write_cached(stamp: _Stamp, found: list[_EntryPoint]) -> None:
     """Keep ``found`` for ``stamp``; a cache that cannot be written is no failure."""
     import marshal
 

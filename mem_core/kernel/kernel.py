@@ -99,12 +99,14 @@ HOOKS = {
 
 def _problem(value: Any, kind: str, base: type) -> str | None:
     """Why ``value`` is not a class a registry of ``kind`` can hold, or ``None``."""
+    import inspect  # a registry is built on a plugin manager, and pluggy imports inspect already
+
     if not isinstance(value, type) or not issubclass(value, base):
         return f"returned {value!r}, not a {base.__name__} class"
     name = getattr(value, "name", None)
     if not isinstance(name, str) or not name:
         return f"returned {kind} {value.__name__} without a name"
-    if getattr(value, "__abstractmethods__", None):  # inspect.isabstract, without importing inspect
+    if inspect.isabstract(value):
         missing = ", ".join(sorted(getattr(value, "__abstractmethods__", ())))
         return f"returned {kind} {value.__name__}, which does not implement {missing}"
     return None

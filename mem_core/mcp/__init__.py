@@ -6,7 +6,8 @@ runs them on the MCP Python SDK, which is imported only there.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # not typing's: `mem mcp` answers the handshake before the heavy imports
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any
 

@@ -20,7 +20,7 @@ session goes through the same handshake; its own answers to the requests
 answered here are dropped (:meth:`EarlyStdio.answered_here`).
 ``tests/mcp/test_mcp_early.py`` checks both answers against the SDK's.
 
-This module imports no SDK, no pydantic and no typing.
+This module imports no SDK and no pydantic.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ import json
 import sys
 import threading
 from queue import SimpleQueue
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: importing typing costs start-up (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from typing import Any, BinaryIO
 

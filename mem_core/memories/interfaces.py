@@ -265,7 +265,7 @@ class MemoryStore(ABC):
     def recall_candidates(self, tokens: list[str] | None, *, now: str) -> list[dict[str, Any]]:
         """The unexpired memories of every mind, in the :meth:`query` order,
         that ``mem recall`` should score. With ``tokens`` (recall query tokens,
-        mem-cli.md §1) the backend may leave out memories none of whose
+        docs/contract.md §1) the backend may leave out memories none of whose
         ``memory_records.recall_terms`` is among them (they would score 0);
         returning more is allowed, fewer is not. ``None``: all of them."""
 

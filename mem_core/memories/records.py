@@ -195,7 +195,7 @@ def sql_conditions(
 
 def project_store_dir(project: str) -> str:
     """The project store's directory (``<project>/.bmad/memory``), refusing
-    a path through a symbolic link or out of the project (mem-cli.md §8)."""
+    a path through a symbolic link or out of the project (docs/contract.md §8)."""
     from mem_core.files import safe_file
 
     return safe_file(project, PROJECT_STORE_DIR)
@@ -267,7 +267,7 @@ def recall_text(record: dict[str, Any]) -> str:
 
 
 def recall_terms(record: dict[str, Any]) -> list[str]:
-    """The unique recall tokens (mem-cli.md §1) of :func:`recall_text`: a
+    """The unique recall tokens (docs/contract.md §1) of :func:`recall_text`: a
     memory can score above zero in lexical recall only if one of them is a
     query token, so a backend may index them to preselect candidates."""
     return list(dict.fromkeys(tokenize(recall_text(record))))

@@ -3,9 +3,9 @@
 A lesson — a ``### `` section of a project's ``lessons.md`` — is *proposed*
 when two or more registered projects hold it with current evidence: at
 least one receipt that ``mem outcomes`` reports ``accepted-current`` for it
-today (mem-cli.md §6: the section's text and the verified outcome both as
+today (docs/contract.md §6: the section's text and the verified outcome both as
 they were). Lessons are matched across projects by their ``textSha256``
-(the hash of the heading and text, mem-cli.md §1): the same lesson word for
+(the hash of the heading and text, docs/contract.md §1): the same lesson word for
 word, so what is proposed is one text. A lesson the brain's
 ``memory/lessons.md`` already holds (same hash) is marked ``inBrain``.
 

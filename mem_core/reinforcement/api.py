@@ -1,5 +1,5 @@
 """``mem reinforce``: fold a reward into a pattern's score, and propose — never
-apply — a promotion once the pattern has earned it (mem-cli.md §4).
+apply — a promotion once the pattern has earned it (docs/contract.md §4).
 
 Files, both under ``.bmad/memory/`` and shared with ``bmad-plus mem``:
 
@@ -104,7 +104,7 @@ _OBJECT_PROTOTYPE = frozenset(
 
 
 class ReinforceResult:
-    """What one reinforcement did (mem-cli.md §4).
+    """What one reinforcement did (docs/contract.md §4).
 
     ``previous`` is the stored score as read (``None`` for a new pattern);
     ``next`` the score written; ``promotion`` the PROPOSED record appended,
@@ -244,7 +244,7 @@ def reinforce(
     now: str | None = None,
     kernel: Kernel | None = None,
 ) -> ReinforceResult:
-    """Apply the reward of ``signals`` to ``pattern``'s score (mem-cli.md §4).
+    """Apply the reward of ``signals`` to ``pattern``'s score (docs/contract.md §4).
 
     ``signals`` maps signal names (``eval``, ``accept``, ``ci`` or a plugin's)
     to option text; ``evidence`` is the comma-separated ids (or a list) copied
@@ -263,8 +263,9 @@ def reinforce(
         if not isinstance(pattern, str) or not js_trim(pattern):
             raise MemError(PATTERN_REQUIRED)
         reward = compute_reward(kernel, recorded)
-        # (issue 12) when the file holds bytes mem wrote itself, only this
-        # pattern's entry is decoded and written (mem_core.reinforcement.scorefile)
+        # when the file holds bytes mem wrote itself, only this pattern's entry
+        # is decoded and written: a reinforce costs the same at any number of
+        # patterns (mem_core.reinforcement.scorefile)
         data = read_file_bytes(project, SCORES, missing=True)
         certificate = Certificate.for_project(project, settings.cache_dir)
         entry = find_entry(data, pattern, _OBJECT_PROTOTYPE) if data and certificate.holds(data) else None

@@ -1,4 +1,4 @@
-"""The reward-signal plugin interface (mem-cli.md §3, §4)."""
+"""The reward-signal plugin interface (docs/contract.md §3, §4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The reward and the pattern-score update of ``mem reinforce`` (mem-cli.md §4).
+"""The reward and the pattern-score update of ``mem reinforce`` (docs/contract.md §4).
 
 * :func:`compute_reward` folds the recorded reward signals into one number in
   [0, 1]: the weighted mean over the signals given, each signal plugin

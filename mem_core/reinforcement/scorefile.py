@@ -1,6 +1,6 @@
 """One pattern's score changed in ``pattern-scores.json`` without decoding
-and encoding the other 10 000 (issue 12: ``reinforce`` at half the
-reference's time at every size).
+and encoding the other 10 000, so that ``reinforce`` costs the same
+whatever the number of patterns.
 
 ``reinforce`` writes ``JSON.stringify(scores, null, 2)`` plus a newline. When
 the file on disk is, byte for byte, text that ``mem`` wrote itself, reading it
@@ -10,7 +10,7 @@ Whether the bytes are mem's own is what a *certificate* in the user cache
 directory says — the SHA-256 of the bytes ``mem`` last wrote for the project.
 It is never stale: any other writer (the Node tool, an editor, ``git
 checkout``) changes the bytes, the digest no longer matches, and the whole
-file is read, checked and written as before. Deleting the cache loses
+file is read, checked and written in full. Deleting the cache loses
 nothing; an unwritable cache only costs the fast path.
 
 In the canonical text every top-level key opens a line with exactly two

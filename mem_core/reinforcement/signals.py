@@ -1,4 +1,4 @@
-"""Reward signals: the recorded values of the options given (mem-cli.md §3,
+"""Reward signals: the recorded values of the options given (docs/contract.md §3,
 §4). Each signal parses its own text, with :func:`mem_core.js.numbers.js_to_number`
 for the numbers."""
 

@@ -1,5 +1,5 @@
 """Search text analysis: the words a person types, as the ``bm25`` ranker and
-``memories --search`` compare them (not mem-cli.md §1, which stays the
+``memories --search`` compare them (not docs/contract.md §1, which stays the
 reference's tokenizer for ``lexical``).
 
 * **Folding** (:func:`fold`): case-folded, accents removed (NFKD, combining

@@ -127,7 +127,7 @@ def recall(
     kernel: Kernel | None = None,
     index: bool | None = None,
 ) -> RecallResult:
-    """Ranked retrieval over every active note source (mem-cli.md §2) of the
+    """Ranked retrieval over every active note source (docs/contract.md §2) of the
     project of ``directory`` (see :func:`mem_core.project.find_project`);
     ``portfolio`` defaults to the ``portfolio`` setting, then (for
     ``scope`` ``portfolio`` or ``all``) to the portfolio's brain

@@ -121,7 +121,7 @@ class SourceContext:
         (:mod:`mem_core.retrieval.diskindex`), validated against the file
         as it is now (indexed now if needed), when this recall uses the
         index and the ranker scores from one: in its own analysis
-        (:attr:`Query.analyzer`), or in the tokens of mem-cli.md §1 when it
+        (:attr:`Query.analyzer`), or in the tokens of docs/contract.md §1 when it
         drops what shares no word with the query. ``None`` otherwise, and
         when the file is missing, unsafe or cannot be indexed exactly: the
         source then reads it as usual (which reports an unsafe file)."""
@@ -223,7 +223,7 @@ class RankContext:
 
     def receipts(self, context_scope: Any) -> list[dict[str, Any]]:
         """Every evidence receipt of the project, re-checked now by its outcome
-        verifier, with ``eligible`` and ``reason`` (mem-cli.md §6, §7);
+        verifier, with ``eligible`` and ``reason`` (docs/contract.md §6, §7);
         ``context_scope`` (the query's, or ``None``) is validated first and
         receipts outside it are ``outside-query-scope``."""
         from mem_core.evidence.api import inspect_outcomes, scopes

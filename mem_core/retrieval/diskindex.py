@@ -11,7 +11,7 @@ It is an optimisation, never a second truth: delete it and nothing is lost.
   (the project or the portfolio) and of the file's relative path, its
   indexer and its analyzer. Never under ``.bmad/memory/``.
 * **Term spaces**: what a document's terms are is an :class:`Analyzer`'s
-  business — :data:`LEXICAL` (the tokens of mem-cli.md §1, what ``lexical``
+  business — :data:`LEXICAL` (the tokens of docs/contract.md §1, what ``lexical``
   and ``evidence`` score) or a ranker's own (``bm25``'s stemmed, weighted
   terms). Each space has its own index file, keyed by the analyzer's
   ``key``, which names its version: a changed tokenizer or stemmer rebuilds.
@@ -120,7 +120,7 @@ class Analyzer:
 
 
 class _Lexical(Analyzer):
-    """The tokens of mem-cli.md §1, counted (:class:`Terms`)."""
+    """The tokens of docs/contract.md §1, counted (:class:`Terms`)."""
 
     key = "lexical/1"
     typecode = "I"
@@ -177,9 +177,9 @@ class Indexer:
         raise NotImplementedError
 
 
-def cache_root(cache_dir: str | None, environ: Any = None) -> str:
+def cache_root(cache_dir: str | None) -> str:
     """The directory the recall index lives in (see the module)."""
-    return os.path.join(cache_base(cache_dir, environ), INDEX_DIR)
+    return os.path.join(cache_base(cache_dir), INDEX_DIR)
 
 
 def index_path(cache: str, root_real: str, relative: str, key: str) -> str:

@@ -1,7 +1,7 @@
 """Why a recall may have found nothing: note files that recall cannot read
 as notes.
 
-Recall reads the ``### `` sections of the note files (mem-cli.md §1); a file
+Recall reads the ``### `` sections of the note files (docs/contract.md §1); a file
 written under ``## `` headings only has no section at all, so its notes are
 never found, silently. When a recall finds nothing, :func:`heading_hints`
 names such files so that the user hears of it (``mem recall`` prints one

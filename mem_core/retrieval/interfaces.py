@@ -45,7 +45,7 @@ class _Frozen:
 class Query(_Frozen):
     """One ``recall`` question, as every source and the ranker see it (read-only).
 
-    ``tokens`` are the query's unique words (mem-cli.md §1), ``now`` the
+    ``tokens`` are the query's unique words (docs/contract.md §1), ``now`` the
     invocation's clock (``now_ms`` the same instant in milliseconds, ``None``
     when it cannot be parsed), ``context_scope`` the project paths the question
     is about (evidence ranking), or ``None``.
@@ -174,7 +174,7 @@ class Candidate(_Frozen):
 
     @classmethod
     def note(cls, heading: str, text: str, *, source: str, source_file: str, terms: bool = False) -> Candidate:
-        """A Markdown section as recall shows it (mem-cli.md §2): scored on
+        """A Markdown section as recall shows it (docs/contract.md §2): scored on
         ``heading + "\\n" + text``; ``source`` is the file's name,
         ``source_file`` its project-relative path; ``terms``: count its
         tokens now (for a candidate kept between recalls)."""

@@ -1,4 +1,4 @@
-"""Recall's tokenization (mem-cli.md §1) and the one-line text form of results.
+"""Recall's tokenization (docs/contract.md §1) and the one-line text form of results.
 
 The reference is JavaScript, so "white space" here is ECMAScript's
 ``WhiteSpace`` + ``LineTerminator`` set (what ``\\s`` and ``String.trim`` use),
@@ -43,7 +43,7 @@ def query_tokens(query: str) -> list[str]:
 
 
 class Terms:
-    """The tokens of a text (mem-cli.md §1) as a ranker counts them: ``length``
+    """The tokens of a text (docs/contract.md §1) as a ranker counts them: ``length``
     tokens in all, ``counts`` each distinct token's number of occurrences
     (a dict nobody changes: read-only by contract).
 

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mem_core.adapters.interfaces import Adapter
-from mem_core.plugin import hookimpl
+from mem_core.plugin import Adapter, hookimpl
 
 if TYPE_CHECKING:
-    from mem_core.adapters.edits import Edit
-    from mem_core.adapters.interfaces import Target
+    from mem_core.plugin import Edit, Target
 
 NAME = "aider"
 CONVENTIONS = "CONVENTIONS.md"
@@ -33,8 +31,7 @@ class Aider(Adapter):
     scopes = ("project",)
 
     def edits(self, target: Target) -> list[Edit]:
-        from mem_core.adapters.edits import Block, YamlListItems
-        from mem_core.adapters.instructions import instructions
+        from mem_core.plugin import Block, YamlListItems, instructions
 
         return [
             Block(CONVENTIONS, instructions(NAME, mcp=False)),
@@ -47,8 +44,7 @@ class Aider(Adapter):
         return [f"Run `mem brief --write` once to create {BRIEF} (mem write and mem remember keep it current)."]
 
     def after_install(self, target: Target) -> list[str]:
-        from mem_core.brief.api import brief_state, write_brief
-        from mem_core.errors import MemError
+        from mem_core.plugin import MemError, brief_state, write_brief
 
         try:
             if brief_state(target.project) is None:
@@ -62,8 +58,7 @@ class Aider(Adapter):
         ]
 
     def problems(self, target: Target) -> list[str]:
-        from mem_core.brief.api import brief_state
-        from mem_core.errors import MemError
+        from mem_core.plugin import MemError, brief_state
 
         try:
             state = brief_state(target.project)

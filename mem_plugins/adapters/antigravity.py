@@ -13,12 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mem_core.adapters.interfaces import Adapter
-from mem_core.plugin import hookimpl
+from mem_core.plugin import Adapter, hookimpl
 
 if TYPE_CHECKING:
-    from mem_core.adapters.edits import Edit
-    from mem_core.adapters.interfaces import Target
+    from mem_core.plugin import Edit, Target
 
 NAME = "antigravity"
 FRONTMATTER = "---\ntrigger: always_on\ndescription: How to use mem, this project's memory\n---\n\n"
@@ -33,8 +31,7 @@ class Antigravity(Adapter):
     programs = ("antigravity",)
 
     def edits(self, target: Target) -> list[Edit]:
-        from mem_core.adapters.edits import Block, JsonMember
-        from mem_core.adapters.instructions import MCP_ARGS, instructions
+        from mem_core.plugin import MCP_ARGS, Block, JsonMember, instructions
 
         if not target.user:
             return [

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mem_core.adapters.interfaces import Adapter
-from mem_core.plugin import hookimpl
+from mem_core.plugin import Adapter, hookimpl
 
 if TYPE_CHECKING:
-    from mem_core.adapters.edits import Edit
-    from mem_core.adapters.interfaces import Target
+    from mem_core.plugin import Edit, Target
 
 NAME = "claude-code"
 #: Claude Code's hook events for mem's three (timeouts in seconds)
@@ -39,8 +37,7 @@ class ClaudeCode(Adapter):
     def edits(self, target: Target) -> list[Edit]:
         from functools import partial
 
-        from mem_core.adapters.edits import Block, JsonItem, JsonMember
-        from mem_core.adapters.instructions import hook_command, instructions, is_hook_command
+        from mem_core.plugin import Block, JsonItem, JsonMember, hook_command, instructions, is_hook_command
 
         ours = partial(is_hook_command, assistant=NAME)
         mem = target.mem_argv()
@@ -60,7 +57,8 @@ class ClaudeCode(Adapter):
         if target.user:
             return []
         if target.approve:
-            # seen with 2.1.332 (not 2.1.197): `claude mcp list` shows mem "Pending approval" until then
+            # Claude Code 2.1.3xx keeps a project's MCP servers "Pending approval"
+            # (`claude mcp list`) until the folder itself is trusted
             return [
                 "Claude Code (2.1.3xx) honours the project's approval only in a folder you trust: run `claude` "
                 "in it once and accept the trust dialog."

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mem_core.adapters.interfaces import Adapter
-from mem_core.plugin import hookimpl
+from mem_core.plugin import Adapter, hookimpl
 
 if TYPE_CHECKING:
-    from mem_core.adapters.edits import Edit
-    from mem_core.adapters.interfaces import Target
+    from mem_core.plugin import Edit, Target
 
 NAME = "codex-cli"
 EVENTS = (("SessionStart", "session-start"), ("UserPromptSubmit", "prompt-submit"), ("Stop", "session-end"))
@@ -35,8 +33,7 @@ class CodexCli(Adapter):
     def edits(self, target: Target) -> list[Edit]:
         from functools import partial
 
-        from mem_core.adapters.edits import Block, JsonItem, TomlTable
-        from mem_core.adapters.instructions import hook_command, instructions, is_hook_command
+        from mem_core.plugin import Block, JsonItem, TomlTable, hook_command, instructions, is_hook_command
 
         ours = partial(is_hook_command, assistant=NAME)
         command, args = target.mcp_server()

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mem_core.adapters.interfaces import Adapter
-from mem_core.plugin import hookimpl
+from mem_core.plugin import Adapter, hookimpl
 
 if TYPE_CHECKING:
-    from mem_core.adapters.edits import Edit
-    from mem_core.adapters.interfaces import Target
+    from mem_core.plugin import Edit, Target
 
 NAME = "gemini-cli"
 EVENTS = (
@@ -36,8 +34,7 @@ class GeminiCli(Adapter):
     def edits(self, target: Target) -> list[Edit]:
         from functools import partial
 
-        from mem_core.adapters.edits import Block, JsonItem, JsonMember
-        from mem_core.adapters.instructions import hook_command, instructions, is_hook_command
+        from mem_core.plugin import Block, JsonItem, JsonMember, hook_command, instructions, is_hook_command
 
         ours = partial(is_hook_command, assistant=NAME)
         settings = ".gemini/settings.json"

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mem_core.adapters.interfaces import Adapter
-from mem_core.plugin import hookimpl
+from mem_core.plugin import Adapter, hookimpl
 
 if TYPE_CHECKING:
-    from mem_core.adapters.edits import Edit
-    from mem_core.adapters.interfaces import Target
+    from mem_core.plugin import Edit, Target
 
 NAME = "opencode"
 HEADER = "// mem: written by `mem adapters install opencode`; `mem adapters remove opencode` deletes it.\n"
@@ -126,8 +124,7 @@ class OpenCode(Adapter):
     def edits(self, target: Target) -> list[Edit]:
         import json
 
-        from mem_core.adapters.edits import Block, JsonMember, OwnedFile
-        from mem_core.adapters.instructions import MCP_ARGS, instructions
+        from mem_core.plugin import MCP_ARGS, Block, JsonMember, OwnedFile, instructions
 
         where = ".config/opencode/" if target.user else ""
         plugin = ".config/opencode/plugin/mem.js" if target.user else ".opencode/plugin/mem.js"

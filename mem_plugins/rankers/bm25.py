@@ -109,8 +109,8 @@ class Bm25Analyzer(Analyzer):
     typecode = "d"
     _key: str | None = None
 
-    @property  # type: ignore[override]
-    def key(self) -> str:
+    @property
+    def key(self) -> str:  # type: ignore[override]
         found = self._key
         if found is None:
             import zlib
@@ -198,7 +198,7 @@ class Bm25Ranker(Ranker):
                 found = {term: index.counts(term) for term in terms}
                 for term in terms:
                     frequency[term] += len(found[term])
-                blocks.append((total, part, found))
+                blocks.append((total, part, found))  # type: ignore[arg-type]  # bm25's own index counts weights
                 total += len(index)
                 continue
             mine: list[float] = []

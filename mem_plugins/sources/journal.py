@@ -37,15 +37,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def _jsonfmt() -> Any:
-    """:mod:`mem_core.js.jsonfmt`, imported when a line is first parsed or
-    written: a recall served by the index may read no line at all, and
-    then imports no json."""
-    from mem_core.js import jsonfmt
-
-    return jsonfmt
-
-
 #: where ``mem archive`` puts the oldest lines (mem_core.journal.archive.ARCHIVE_DIR)
 ARCHIVE_DIR = ".bmad/memory/archive"
 
@@ -208,15 +199,17 @@ def parse_lines(text: str, keep: Callable[[str], bool] | None = None) -> list[di
         lines = [line for line in lines if keep(line)]
     if not lines:
         return []
-    jsonfmt = _jsonfmt()
+    # imported here: a recall served by the index may parse no line at all, and then imports no json
+    from mem_core.plugin import JSONError, json_loads
+
     try:  # the common case, every line valid: one parse for the whole file
-        values = jsonfmt.loads("[" + ",".join(lines) + "]")
-    except jsonfmt.JSONError:
+        values = json_loads("[" + ",".join(lines) + "]")
+    except JSONError:
         values = []
         for line in lines:
             try:
-                values.append(jsonfmt.loads(line))
-            except jsonfmt.JSONError:
+                values.append(json_loads(line))
+            except JSONError:
                 continue
     else:
         if len(values) != len(lines):  # a line like `1,2` joined into two values
@@ -227,10 +220,11 @@ def parse_lines(text: str, keep: Callable[[str], bool] | None = None) -> list[di
 
 
 def _one(line: str) -> list[Any]:
-    jsonfmt = _jsonfmt()
+    from mem_core.plugin import JSONError, json_loads
+
     try:
-        return [jsonfmt.loads(line)]
-    except jsonfmt.JSONError:
+        return [json_loads(line)]
+    except JSONError:
         return []
 
 

@@ -86,7 +86,7 @@ def _judged(records: list[dict[str, Any]], store: Any, project: str) -> list[dic
     signatures = store.signatures_of([r["id"] for r in records]) if records else {}
     if not signatures:
         return [{**r, "verified": False, "source": "agent", "verification": "unsigned"} for r in records]
-    from mem_core.memories.trust import judge_records
+    from mem_core.plugin import judge_records
 
     return judge_records(records, store, project, signatures=signatures)
 

@@ -62,20 +62,30 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from mem_core import hookimpl
-from mem_core.errors import MemError
-from mem_core.files import SYMLINK
-from mem_core.memories.backend import POSTGRES_MARKER, postgres_store_at
-from mem_core.memories.kinds import ACTIONS, CATEGORIES, PRIORITIES, SOURCES, sql_in, sql_priority_rank
-from mem_core.plugin import MEMORY_COLUMNS, SIGNATURE_COLUMNS, MemoryStore, SqlStore
+from mem_core.plugin import (
+    HISTORY_ACTIONS,
+    MEMORY_CATEGORIES,
+    MEMORY_COLUMNS,
+    MEMORY_PRIORITIES,
+    MEMORY_SOURCES,
+    POSTGRES_MARKER,
+    SIGNATURE_COLUMNS,
+    SYMLINK,
+    MemError,
+    MemoryStore,
+    SqlStore,
+    hookimpl,
+    postgres_store_at,
+    sql_in,
+    sql_priority_rank,
+)
 
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 
     import psycopg
 
-    from mem_core.memories.records import MemoryFilter
-    from mem_core.settings import Settings
+    from mem_core.plugin import MemoryFilter, Settings
 
 __all__ = ["PostgresStore", "DSN_ENV", "MARKER", "MIGRATIONS", "SCHEMA_VERSION", "search_words"]
 
@@ -118,15 +128,15 @@ _V1 = (
         id text COLLATE "C" NOT NULL,
         mind_id text COLLATE "C" NOT NULL,
         category text COLLATE "C" NOT NULL CHECK (category IN
-            {sql_in(CATEGORIES)}),
+            {sql_in(MEMORY_CATEGORIES)}),
         key text COLLATE "C" NOT NULL,
         content text NOT NULL,
         tags text[] COLLATE "C" NOT NULL,
-        priority text NOT NULL CHECK (priority IN {sql_in(PRIORITIES[::-1])}),
+        priority text NOT NULL CHECK (priority IN {sql_in(MEMORY_PRIORITIES[::-1])}),
         priority_rank smallint GENERATED ALWAYS AS (
             {sql_priority_rank("priority")}
         ) STORED,
-        source text NOT NULL CHECK (source IN {sql_in(SOURCES)}),
+        source text NOT NULL CHECK (source IN {sql_in(MEMORY_SOURCES)}),
         verified boolean NOT NULL,
         confidence double precision NOT NULL CHECK (confidence BETWEEN 0 AND 1),
         expires_at text COLLATE "C" CHECK (expires_at ~ {_TIMESTAMP}),
@@ -178,7 +188,9 @@ def _migrate_1(conn: psycopg.Connection[Any]) -> None:
 def _migrate_2(conn: psycopg.Connection[Any]) -> None:
     """The history also records restore (mem memories restore)."""
     conn.execute("ALTER TABLE mem_history DROP CONSTRAINT mem_history_action_check")
-    conn.execute(f"ALTER TABLE mem_history ADD CONSTRAINT mem_history_action_check CHECK (action IN {sql_in(ACTIONS)})")
+    conn.execute(
+        f"ALTER TABLE mem_history ADD CONSTRAINT mem_history_action_check CHECK (action IN {sql_in(HISTORY_ACTIONS)})"
+    )
 
 
 def _migrate_3(conn: psycopg.Connection[Any]) -> None:
@@ -193,7 +205,7 @@ def _migrate_3(conn: psycopg.Connection[Any]) -> None:
 def _migrate_4(conn: psycopg.Connection[Any]) -> None:
     """Humans' signatures (structured-memory.md, Trust); a memory verified
     before keeps that as a terminal confirmation at its updated_at."""
-    from mem_core.memories.trust import terminal_signature
+    from mem_core.plugin import terminal_signature
 
     conn.execute(
         """
@@ -265,12 +277,12 @@ def _tsvector(record: dict[str, Any]) -> str:
     (``mem_core.retrieval.analysis.stem``) of its words, key and tags at
     weight A, content at B; positions in that order (capped at 16383, as
     PostgreSQL does)."""
-    from mem_core.retrieval.analysis import stem
+    from mem_core.plugin import search_stem
 
     positions: dict[str, list[str]] = {}
     position = 0
     for text, label in ((record["key"], "A"), (" ".join(record["tags"]), "A"), (record["content"], "B")):
-        for word in map(stem, search_words(text)):
+        for word in map(search_stem, search_words(text)):
             position += 1
             if len(word.encode("utf-8")) > LEXEME_MAX_BYTES:
                 continue
@@ -285,12 +297,12 @@ def _tsquery(words: list[str]) -> str | None:
     words left out), each as its stem and, from three letters, as the start
     of longer stems; a word that folds to several is a phrase. ``None`` when
     no word has a letter or digit."""
+    from mem_core.plugin import search_stem
     from mem_core.plugin import search_words as wanted_words
-    from mem_core.retrieval.analysis import stem
 
     parts = []
     for phrase in wanted_words(words):
-        lexemes = [stem(word) for word in phrase if len(stem(word).encode("utf-8")) <= LEXEME_MAX_BYTES]
+        lexemes = [search_stem(word) for word in phrase if len(search_stem(word).encode("utf-8")) <= LEXEME_MAX_BYTES]
         if len(phrase) > 1 and lexemes:  # a word of several (a-b) is a phrase
             parts.append("(" + " <-> ".join(_quote(lexeme) for lexeme in lexemes) + ")")
         elif lexemes:
@@ -309,8 +321,7 @@ def _check_text(record: dict[str, Any]) -> None:
 def _values(record: dict[str, Any]) -> dict[str, Any]:
     """The statement parameters of a record: its fields, its history JSON,
     its search vector and its recall terms."""
-    from mem_core.js.jsonfmt import dumps
-    from mem_core.memories.records import recall_terms
+    from mem_core.plugin import json_dumps, recall_terms
 
     _check_text(record)
     return {
@@ -318,7 +329,7 @@ def _values(record: dict[str, Any]) -> dict[str, Any]:
         "tags": list(record["tags"]),
         "verified": bool(record["verified"]),
         "confidence": float(record["confidence"]),
-        "record": dumps(record),
+        "record": json_dumps(record),
         "search": _tsvector(record),
         "terms": recall_terms(record),
     }
@@ -450,7 +461,7 @@ class PostgresStore(SqlStore):
         if namespace is None and not create:
             raise MemError(f"No memory store at {marker}.")
         if cls.dsn is None:  # not configured: the settings of the working directory
-            from mem_core.settings import load_settings
+            from mem_core.plugin import load_settings
 
             return cls.configure(load_settings()).open(directory, create=create)
         dsn = cls.dsn
@@ -492,7 +503,7 @@ class PostgresStore(SqlStore):
         if namespace is None:
             raise MemError(f"No memory store at {marker}.")
         if cls.dsn is None:
-            from mem_core.settings import load_settings
+            from mem_core.plugin import load_settings
 
             return cls.configure(load_settings()).open_read_only(directory)
         dsn = cls.dsn
@@ -615,7 +626,7 @@ class PostgresStore(SqlStore):
         if conn.info.transaction_status == _IDLE:
             yield from self.query(where)
             return
-        from mem_core.memories.records import fetched_rows
+        from mem_core.plugin import fetched_rows
 
         sql, params = self._query_sql(where)
         cursor = conn.cursor(name=f"mem_rows_{os.urandom(6).hex()}")
@@ -671,7 +682,7 @@ class PostgresStore(SqlStore):
 
     def signatures_of(self, memory_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
         if self._version < 4:  # read-only, not yet migrated: the rows step 4 will write, computed
-            from mem_core.memories.trust import terminal_signature
+            from mem_core.plugin import terminal_signature
 
             verified = self._rows(
                 f"SELECT {_FIELDS} FROM mem_memories WHERE store = %s AND verified AND id = ANY(%s::text[])",
@@ -698,11 +709,11 @@ class PostgresStore(SqlStore):
             conn.execute("DELETE FROM mem_signatures WHERE store = %s AND memory_id = %s", (self._store_id, memory_id))
 
     def _log(self, conn: psycopg.Connection[Any], record: dict[str, Any], action: str, at: str) -> None:
-        from mem_core.js.jsonfmt import dumps
+        from mem_core.plugin import json_dumps
 
         conn.execute(
             "INSERT INTO mem_history (store, memory_id, action, at, record) VALUES (%s, %s, %s, %s, %s::json)",
-            (self._store_id, record["id"], action, at, dumps(record)),
+            (self._store_id, record["id"], action, at, json_dumps(record)),
         )
 
     def insert(self, record: dict[str, Any], *, at: str, action: str = "create") -> None:
@@ -719,7 +730,7 @@ class PostgresStore(SqlStore):
             )
 
     def import_memory(self, record: dict[str, Any], history: list[dict[str, Any]], *, forgotten: bool) -> None:
-        from mem_core.js.jsonfmt import dumps
+        from mem_core.plugin import json_dumps
 
         conn = self._writing()
         with self._errors():
@@ -736,7 +747,7 @@ class PostgresStore(SqlStore):
             rows = []
             for entry in history:
                 _check_text(entry["memory"])
-                rows.append((self._store_id, record["id"], entry["action"], entry["at"], dumps(entry["memory"])))
+                rows.append((self._store_id, record["id"], entry["action"], entry["at"], json_dumps(entry["memory"])))
             with conn.cursor() as cursor:
                 cursor.executemany(
                     "INSERT INTO mem_history (store, memory_id, action, at, record) VALUES (%s, %s, %s, %s, %s::json)",
@@ -800,9 +811,9 @@ def _read_marker(marker: str) -> str | None:
 def _write_marker(directory: str, marker: str, namespace: str) -> None:
     """Write the marker atomically (temp file, fsync, rename); concurrent
     creators write the same bytes."""
-    from mem_core.js.jsonfmt import dumps
+    from mem_core.plugin import json_dumps
 
-    data = (dumps({"backend": "postgres", "namespace": namespace}, 2) + "\n").encode("utf-8")
+    data = (json_dumps({"backend": "postgres", "namespace": namespace}, 2) + "\n").encode("utf-8")
     temporary = f"{marker}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
         os.makedirs(directory, exist_ok=True)

@@ -8,7 +8,7 @@
   read-then-write (store by key, verify, forget) happens inside it.
 * **Full-text search**: an FTS5 index over key, content and tags, an
   external-content table kept in step by triggers in the same transaction.
-  A second FTS5 index holds each memory's recall terms (mem-cli.md §1 tokens)
+  A second FTS5 index holds each memory's recall terms (docs/contract.md §1 tokens)
   so that ``mem recall`` reads only the memories that can match.
 * **Signatures**: ``signatures`` keeps humans' signature rows (see
   :mod:`mem_core.memories.trust`); the ``verified`` and ``source`` columns
@@ -32,18 +32,29 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from mem_core import hookimpl
-from mem_core.errors import MemError
-from mem_core.files import SYMLINK
-from mem_core.memories.backend import SQLITE_FILE, sqlite_store_at
-from mem_core.memories.kinds import ACTIONS, CATEGORIES, PRIORITIES, SOURCES, sql_in, sql_priority_rank
-from mem_core.plugin import MEMORY_COLUMNS, SIGNATURE_COLUMNS, MemoryStore, SqlStore
+from mem_core.plugin import (
+    HISTORY_ACTIONS,
+    MEMORY_CATEGORIES,
+    MEMORY_COLUMNS,
+    MEMORY_PRIORITIES,
+    MEMORY_SOURCES,
+    SIGNATURE_COLUMNS,
+    SQLITE_FILE,
+    SYMLINK,
+    MemError,
+    MemoryStore,
+    SqlStore,
+    hookimpl,
+    sql_in,
+    sql_priority_rank,
+    sqlite_store_at,
+)
 
 if TYPE_CHECKING:
     import sqlite3
     from typing import Any
 
-    from mem_core.memories.records import MemoryFilter
+    from mem_core.plugin import MemoryFilter
 
 __all__ = ["SqliteStore", "FILE", "MIGRATIONS", "SCHEMA_VERSION"]
 
@@ -64,12 +75,12 @@ _V1 = (
         id TEXT NOT NULL UNIQUE,
         mind_id TEXT NOT NULL,
         category TEXT NOT NULL CHECK (category IN
-            {sql_in(CATEGORIES)}),
+            {sql_in(MEMORY_CATEGORIES)}),
         key TEXT NOT NULL,
         content TEXT NOT NULL,
         tags TEXT NOT NULL,
-        priority TEXT NOT NULL CHECK (priority IN {sql_in(PRIORITIES[::-1])}),
-        source TEXT NOT NULL CHECK (source IN {sql_in(SOURCES)}),
+        priority TEXT NOT NULL CHECK (priority IN {sql_in(MEMORY_PRIORITIES[::-1])}),
+        source TEXT NOT NULL CHECK (source IN {sql_in(MEMORY_SOURCES)}),
         verified INTEGER NOT NULL CHECK (verified IN (0, 1)),
         confidence REAL NOT NULL CHECK (confidence BETWEEN 0 AND 1),
         expires_at TEXT,
@@ -163,7 +174,7 @@ def _migrate_3(conn: sqlite3.Connection) -> None:
         CREATE TABLE memory_history (
             seq INTEGER PRIMARY KEY AUTOINCREMENT,
             memory_id TEXT NOT NULL,
-            action TEXT NOT NULL CHECK (action IN {sql_in(ACTIONS)}),
+            action TEXT NOT NULL CHECK (action IN {sql_in(HISTORY_ACTIONS)}),
             at TEXT NOT NULL,
             record TEXT NOT NULL
         )
@@ -200,7 +211,7 @@ def _migrate_5(conn: sqlite3.Connection) -> None:
     """Humans' signatures (``signatures``, structured-memory.md, Trust); a
     memory verified before keeps that as a terminal confirmation (the only
     way to verify then) at its ``updated_at``."""
-    from mem_core.memories.trust import terminal_signature
+    from mem_core.plugin import terminal_signature
 
     conn.execute(
         """
@@ -233,7 +244,7 @@ def _signatures_before_step_5(store: SqliteStore, memory_ids: list[str]) -> dict
     """What a reader of a database from before the signatures table reads:
     the terminal rows :func:`_migrate_5` will write (a verified memory was
     confirmed at a terminal then), computed, nothing written."""
-    from mem_core.memories.trust import terminal_signature
+    from mem_core.plugin import terminal_signature
 
     wanted = set(memory_ids)
     with store._errors():
@@ -287,7 +298,7 @@ def _row(record: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def _write_terms(conn: sqlite3.Connection, n: int, record: dict[str, Any]) -> None:
-    from mem_core.memories.records import recall_terms
+    from mem_core.plugin import recall_terms
 
     conn.execute("DELETE FROM memory_terms WHERE rowid = ?", (n,))
     conn.execute("INSERT INTO memory_terms (rowid, terms) VALUES (?, ?)", (n, " ".join(recall_terms(record))))
@@ -515,7 +526,7 @@ class SqliteStore(SqlStore):
 
     def iter_query(self, where: MemoryFilter) -> Iterator[dict[str, Any]]:
         sql, params = self._query_sql(where)
-        from mem_core.memories.records import fetched_rows
+        from mem_core.plugin import fetched_rows
 
         with self._errors():
             cursor = self._connection().execute(sql, params)
@@ -593,7 +604,7 @@ class SqliteStore(SqlStore):
 
     def _matching(self, tokens: list[str], now: str) -> list[dict[str, Any]]:
         if self._version < 2:  # read-only, not yet migrated: no terms index, every memory
-            from mem_core.memories.records import MemoryFilter
+            from mem_core.plugin import MemoryFilter
 
             return self.query(MemoryFilter(now=now))
         sql = (
@@ -753,11 +764,11 @@ class SqliteStore(SqlStore):
             conn.execute("DELETE FROM signatures WHERE memory_id = ?", (memory_id,))
 
     def _log(self, conn: sqlite3.Connection, record: dict[str, Any], action: str, at: str) -> None:
-        from mem_core.js.jsonfmt import dumps
+        from mem_core.plugin import json_dumps
 
         conn.execute(
             "INSERT INTO memory_history (memory_id, action, at, record) VALUES (?, ?, ?, ?)",
-            (record["id"], action, at, dumps(record)),
+            (record["id"], action, at, json_dumps(record)),
         )
 
     def _write_tags(self, conn: sqlite3.Connection, n: int, tags: list[str]) -> None:
@@ -796,7 +807,7 @@ class SqliteStore(SqlStore):
         _write_terms(conn, n, record)
 
     def import_memory(self, record: dict[str, Any], history: list[dict[str, Any]], *, forgotten: bool) -> None:
-        from mem_core.js.jsonfmt import dumps
+        from mem_core.plugin import json_dumps
 
         conn = self._writing()
         with self._errors():
@@ -804,7 +815,7 @@ class SqliteStore(SqlStore):
                 self._add_row(conn, record)
             conn.executemany(
                 "INSERT INTO memory_history (memory_id, action, at, record) VALUES (?, ?, ?, ?)",
-                [(record["id"], e["action"], e["at"], dumps(e["memory"])) for e in history],
+                [(record["id"], e["action"], e["at"], json_dumps(e["memory"])) for e in history],
             )
 
     def delete(self, memory_id: str, *, at: str) -> None:

@@ -28,12 +28,18 @@ import os
 import stat
 from typing import TYPE_CHECKING
 
-from mem_core import hookimpl
-from mem_core.errors import MemError
-from mem_core.files import open_regular, safe_file
-from mem_core.js.record import UNDEFINED, js_sorted, prop, reorder
-from mem_core.js.strings import js_trim
-from mem_core.plugin import OutcomeVerifier
+from mem_core.plugin import (
+    UNDEFINED,
+    MemError,
+    OutcomeVerifier,
+    hookimpl,
+    js_reorder,
+    js_sorted,
+    js_trim,
+    open_regular,
+    prop,
+    safe_file,
+)
 
 if TYPE_CHECKING:
     from typing import Any, ClassVar
@@ -178,7 +184,7 @@ def junit_source(project: str, report: Any, suite: Any, covers: Any) -> dict[str
         "skipped": skipped,
         "scope": scope,
         # the key order JSON.parse gives back when the receipt is read
-        "scopeHashes": reorder({path: digest for path, (digest, _) in files.items()}),
+        "scopeHashes": js_reorder({path: digest for path, (digest, _) in files.items()}),
     }
 
 

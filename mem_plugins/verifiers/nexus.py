@@ -1,5 +1,5 @@
 """Outcome verifier ``nexus`` (the default): BMAD+ Nexus run state
-(mem-cli.md §10).
+(docs/contract.md §10).
 
 A Nexus run is ``.bmad-plus/nexus/runs/<runId>.json``, written by BMAD+ Nexus:
 ``{"schemaVersion": 1, "sha256": <sha256 of JSON.stringify(run)>, "run": {…}}``.
@@ -31,31 +31,34 @@ import stat
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from mem_core import hookimpl
-from mem_core.errors import MemError
-from mem_core.evidence.api import required_text
-from mem_core.files import check_components, is_normalized_relative, open_regular, os_error_message
-from mem_core.js.record import (
+from mem_core.plugin import (
     UNDEFINED,
     JSTypeError,
+    MemError,
+    OutcomeVerifier,
+    check_components,
     digest,
-    is_integer,
+    hookimpl,
+    is_normalized_relative,
+    js_is_integer,
+    js_opt,
+    js_reorder,
     js_sorted,
     js_string,
-    opt,
-    parse,
+    js_trim,
+    json_parse,
+    json_same,
+    json_stringify,
+    open_regular,
+    os_error_message,
     prop,
-    reorder,
-    same,
-    sha256,
+    required_text,
+    sha256_hex,
     strict_equal,
-    stringify,
     truthy,
     utf16_key,
     utf16_len,
 )
-from mem_core.js.strings import js_trim
-from mem_core.plugin import OutcomeVerifier
 
 if TYPE_CHECKING:
     from typing import Any, ClassVar
@@ -211,7 +214,7 @@ def _files_snapshot(root: str, files: Iterable[Any], required: bool = True) -> d
     unique = list(dict.fromkeys(files))
     if not all(isinstance(f, str) for f in unique):
         raise _Stale("path is not a string")
-    return reorder({f: _file_hash(root, f, required) for f in js_sorted(unique)})
+    return js_reorder({f: _file_hash(root, f, required) for f in js_sorted(unique)})
 
 
 def _scope_snapshot(root: str, scopes: Any) -> dict[str, Any]:
@@ -276,10 +279,10 @@ def _command_hash(command: Any) -> str:
 
 def _hash_json(value: Any) -> str:
     """``hash(JSON.stringify(value))`` (Node throws for ``undefined``)."""
-    text = stringify(value)
+    text = json_stringify(value)
     if text is None:
         return digest(UNDEFINED)  # raises Node's TypeError
-    return sha256(text)
+    return sha256_hex(text)
 
 
 def _root_of(directory: str) -> str:
@@ -341,23 +344,23 @@ def _load_run(root: str, run_id: str, target: str, size: int) -> dict[str, Any]:
     except OSError as exc:
         raise MemError(os_error_message(exc, "open", target)) from None
     try:
-        envelope = parse(text)
+        envelope = json_parse(text)
     except MemError:
         raise NexusError("Corrupt run state; original bytes were preserved.") from None
-    run = opt(envelope, "run")
+    run = js_opt(envelope, "run")
     if (
         not strict_equal(prop(envelope, "schemaVersion"), 1)
         or not truthy(run)
-        or not strict_equal(prop(envelope, "sha256"), sha256(stringify(run) or ""))
+        or not strict_equal(prop(envelope, "sha256"), sha256_hex(json_stringify(run) or ""))
         or not strict_equal(prop(run, "schemaVersion"), 1)
         or not strict_equal(prop(run, "id"), run_id)
         or not strict_equal(prop(run, "project"), root)
-        or not is_integer(prop(run, "sequence"))
+        or not js_is_integer(prop(run, "sequence"))
         or not isinstance(prop(run, "tasks"), list)
     ):
         raise NexusError("Corrupt or foreign run state; original bytes were preserved.")
     plan = prop(run, "plan")
-    if not strict_equal(prop(run, "planHash"), _hash_json(plan)) or not same(
+    if not strict_equal(prop(run, "planHash"), _hash_json(plan)) or not json_same(
         _ids(run["tasks"], "run.tasks"), _ids(prop(plan, "tasks"), "run.plan.tasks")
     ):
         raise NexusError("Run plan integrity mismatch.")
@@ -374,7 +377,7 @@ def _load_run(root: str, run_id: str, target: str, size: int) -> dict[str, Any]:
                 or attempt_id in seen
                 or not strict_equal(prop(attempt, "taskId"), prop(task, "id"))
                 or not strict_equal(prop(attempt, "runId"), run["id"])
-                or not is_integer(rounds)
+                or not js_is_integer(rounds)
                 or rounds < 0
                 or not isinstance(prop(attempt, "verificationHistory"), list)
                 or not isinstance(prop(attempt, "reconciliations"), list)
@@ -414,9 +417,9 @@ def _observe_lifecycle(run: dict[str, Any]) -> None:
         _active(attempt)
         backend = prop(attempt, "backend")
         if prop(backend, "kind") == "process":
-            process = opt(attempt, "process")
-            if opt(process, "status") == "finished" and not truthy(prop(process, "collectedAt")):
-                opt(prop(process, "receipt"), "outcome")
+            process = js_opt(attempt, "process")
+            if js_opt(process, "status") == "finished" and not truthy(prop(process, "collectedAt")):
+                js_opt(prop(process, "receipt"), "outcome")
 
 
 def _definition(run: dict[str, Any], task_id: Any) -> Any:
@@ -430,7 +433,7 @@ def _protected_snapshot(root: str, definition: Any) -> None:
     expected = prop(definition, "resourceHashes")
     if not isinstance(expected, dict):
         raise _Stale("resourceHashes is not an object")
-    if not same(_files_snapshot(root, expected.keys()), expected):
+    if not json_same(_files_snapshot(root, expected.keys()), expected):
         raise _Stale("Protected verifier or agent resource changed since the plan was created.")
     for check in _list(prop(definition, "checks")):
         _directory_at(root, prop(check, "cwd"))
@@ -472,18 +475,18 @@ def _evidence_current(
     definition = _definition(run, task_id)
     _protected_snapshot(root, definition)
     observed = _scope_snapshot(root, prop(definition, "scope"))
-    if not same(observed, prop(verification, "scopeHashes")) or not same(
+    if not json_same(observed, prop(verification, "scopeHashes")) or not json_same(
         _files_snapshot(root, _list(prop(definition, "artifacts"))), prop(verification, "artifactHashes")
     ):
         raise _Stale("Stale evidence: checked artifacts or write scope changed.")
     checks = _list(prop(verification, "checks"))
     planned = _list(prop(definition, "checks"))
-    if not same(_ids(checks, "checks"), _ids(planned, "checks")) or any(
+    if not json_same(_ids(checks, "checks"), _ids(planned, "checks")) or any(
         not strict_equal(prop(check, "exitCode"), 0)
         or truthy(prop(check, "error"))
         or truthy(prop(check, "signal"))
         or not strict_equal(prop(check, "attemptId"), prop(attempt, "id"))
-        or not same(prop(check, "environment"), environment)
+        or not json_same(prop(check, "environment"), environment)
         for check in checks
     ):
         raise _Stale("Verification receipt is incomplete.")
@@ -536,13 +539,13 @@ def accepted_source(project: str, run_id: Any, task_id: Any) -> dict[str, Any]:
         or prop(task, "integration") != "accepted"
         or prop(task, "acceptedAt") in (None, UNDEFINED)
         or not eligible
-        or opt(attempt, "execution") != "completed"
+        or js_opt(attempt, "execution") != "completed"
         or prop(prop(attempt, "verification"), "status") != "passed"
     ):
         raise MemError(NOT_ELIGIBLE)
     receipt = prop(task, "integrationReceipt")
     verification = prop(attempt, "verification")
-    if not strict_equal(opt(receipt, "attemptId"), prop(attempt, "id")) or not same(
+    if not strict_equal(js_opt(receipt, "attemptId"), prop(attempt, "id")) or not json_same(
         prop(receipt, "artifactHashes"), prop(verification, "artifactHashes")
     ):
         raise MemError(NOT_BOUND)

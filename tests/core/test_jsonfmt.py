@@ -1,4 +1,4 @@
-"""JSON and numbers exactly as JavaScript writes them (mem-cli.md §9).
+"""JSON and numbers exactly as JavaScript writes them (docs/contract.md §9).
 Golden values were produced by node (tests/core/data/js_numbers.json)."""
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ def test_recall_without_a_store_imports_no_database_driver(project: Path) -> Non
         "import sys\n"
         "from mem_cli.main import main\n"
         f"main(['recall', 'anything', '-d', {str(project)!r}])\n"
-        "print(sorted(m for m in ('sqlite3', 'pydantic', 'platformdirs') if m in sys.modules), file=sys.stderr)\n"
+        "print(sorted(m for m in ('sqlite3', 'pydantic') if m in sys.modules), file=sys.stderr)\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "MEM_USER_DIR"}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
@@ -123,21 +123,21 @@ def test_expired_memories_are_not_recalled(mem, project: Path) -> None:
 
 
 def test_recall_reads_the_project_store_only(mem, project: Path, now: str) -> None:
-    """The user-level store reaches agents through ``mem context --user``:
-    finding it would cost recall the import of platformdirs."""
+    """The user-level store reaches agents through ``mem context --user``,
+    not through recall."""
     service.remember("preference", "editor", "Uses helix as editor", user=True)
     service.remember("fact", "editor_config", "The editor config lives in dotfiles", directory=str(project))
     results = json.loads(mem("recall", "editor", "-d", str(project), "--json").out)["results"]
     assert [r["ref"] for r in results] == ["fact/editor_config"]
 
 
-def test_recall_does_not_import_platformdirs_even_without_mem_user_dir(project: Path, now: str) -> None:
+def test_recall_opens_no_user_store_even_without_mem_user_dir(project: Path, now: str) -> None:
     service.remember("fact", "k", "some words", directory=str(project))
     code = (
         "import sys\n"
         "from mem_cli.main import main\n"
         f"main(['recall', 'words', '-d', {str(project)!r}])\n"
-        "print(sorted(m for m in ('sqlite3', 'pydantic', 'platformdirs') if m in sys.modules), file=sys.stderr)\n"
+        "print(sorted(m for m in ('sqlite3', 'pydantic') if m in sys.modules), file=sys.stderr)\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "MEM_USER_DIR"}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)

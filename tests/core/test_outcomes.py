@@ -1,4 +1,4 @@
-"""The evidence receipts kernel (mem-cli.md §5, §6) with an in-test verifier:
+"""The evidence receipts kernel (docs/contract.md §5, §6) with an in-test verifier:
 check order and messages, receipt bytes and id, store integrity, status
 precedence. The Nexus verifier has its own tests (tests/plugins)."""
 

@@ -1,5 +1,5 @@
 """The ``reinforce`` API: score file, promotions, the lock, and files written by
-``bmad-plus mem`` (mem-cli.md §4, §8)."""
+``bmad-plus mem`` (docs/contract.md §4, §8)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The reward and the score update (mem-cli.md §4), against values computed by
+"""The reward and the score update (docs/contract.md §4), against values computed by
 ``bmad-plus mem``'s own functions under node v20."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Store safety, limits and the writer lock (mem-cli.md §8), on real files."""
+"""Store safety, limits and the writer lock (docs/contract.md §8), on real files."""
 
 from __future__ import annotations
 

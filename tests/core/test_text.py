@@ -1,4 +1,4 @@
-"""Text analysis of mem-cli.md §1."""
+"""Text analysis of docs/contract.md §1."""
 
 from __future__ import annotations
 

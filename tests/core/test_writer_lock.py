@@ -1,4 +1,4 @@
-"""The writer lock between threads and processes (mem-cli.md §8): re-entrant
+"""The writer lock between threads and processes (docs/contract.md §8): re-entrant
 per thread and per project, exclusive across threads and across processes."""
 
 from __future__ import annotations

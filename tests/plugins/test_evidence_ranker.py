@@ -1,4 +1,4 @@
-"""The ``evidence`` ranker (mem-cli.md §7) on the project bmad-plus mem and
+"""The ``evidence`` ranker (docs/contract.md §7) on the project bmad-plus mem and
 BMAD+ Nexus wrote (tests/fixtures, relocated to its temporary copy)."""
 
 from __future__ import annotations

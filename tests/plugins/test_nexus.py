@@ -1,4 +1,4 @@
-"""The ``nexus`` outcome verifier (mem-cli.md §10) on runs written by the test
+"""The ``nexus`` outcome verifier (docs/contract.md §10) on runs written by the test
 builder and on the real BMAD+ Nexus runs of tests/fixtures (relocated)."""
 
 from __future__ import annotations

@@ -350,7 +350,7 @@ def misspelled(source: str, hook: str) -> str:
 def raising(source: str, hook: str) -> str:
     """The hook raising before it registers anything."""
     broken, count = re.subn(
-        rf"^(def {hook}\(.*?\):\n)", r'\1    raise RuntimeError("broken on purpose")\n', source, flags=re.M
+        rf"^(def {hook}\(.*?\)(?: -> .*?)?:\n)", r'\1    raise RuntimeError("broken on purpose")\n', source, flags=re.M
     )
     assert count == 1
     return broken

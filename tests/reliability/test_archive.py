@@ -3,8 +3,10 @@ the promotions store move to ``.bmad/memory/archive/``; nothing is lost or
 duplicated, a kill at every step is recovered by the next run, and ``recall``
 gives the same answer before and after.
 
-Real ``mem`` processes; ``MEM_TEST_ARCHIVE_CRASH_AT=<step>`` ends one at a step
-as a SIGKILL would (``os._exit``: no cleanup, no flush).
+Real ``mem`` processes. A kill at a step is injected from outside the product:
+:data:`KILLER` runs ``mem`` with the archive module's file operations wrapped
+so that the process ends right at that step as a SIGKILL would (``os._exit``:
+no cleanup, no flush).
 """
 
 from __future__ import annotations
@@ -20,6 +22,48 @@ import pytest
 NOW = "2026-11-20T12:00:00.000Z"
 TIMEOUT = 60
 STEPS = ("written", "linked", "unlinked", "rewritten")
+#: ``python -c KILLER <step> <mem arguments…>``: ``mem`` ending at ``<step>`` of
+#: an archive — the archive file written and fsynced (before it is linked into
+#: place), linked, its temporary name unlinked, or the store rewritten
+KILLER = """
+import os
+import sys
+
+from mem_core.journal import archive
+from mem_cli.main import main
+
+step = sys.argv[1]
+
+
+def killed_after(done):
+    if done == step:
+        os._exit(137)
+
+
+class KilledOs:
+    def __getattr__(self, name):
+        return getattr(os, name)
+
+    def link(self, source, target):
+        killed_after("written")
+        os.link(source, target)
+        killed_after("linked")
+
+    def unlink(self, path):
+        os.unlink(path)
+        if path.endswith(".tmp"):
+            killed_after("unlinked")
+
+
+def replace(*args):
+    replace_store(*args)
+    killed_after("rewritten")
+
+
+archive.os = KilledOs()
+replace_store, archive._replace = archive._replace, replace
+sys.exit(main(sys.argv[2:]))
+"""
 QUERIES = (
     ["recall", "cache"],
     ["recall", "cache", "--json", "--limit", "50"],
@@ -29,11 +73,14 @@ QUERIES = (
 )
 
 
-def run(project: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+def run(
+    project: Path, *args: str, env: dict[str, str] | None = None, killed_at: str | None = None
+) -> subprocess.CompletedProcess[bytes]:
     full = dict(os.environ, MEM_NOW=NOW, **(env or {}))
+    start = ["-m", "mem_cli"] if killed_at is None else ["-c", KILLER, killed_at]
     try:
         return subprocess.run(
-            [sys.executable, "-m", "mem_cli", args[0], "-d", str(project), *args[1:]],
+            [sys.executable, *start, args[0], "-d", str(project), *args[1:]],
             env=full,
             capture_output=True,
             timeout=TIMEOUT,
@@ -153,7 +200,7 @@ def test_without_keep_only_a_store_near_its_limit_is_archived(project: Path) -> 
 def test_a_kill_at_any_step_loses_and_duplicates_nothing(project: Path, step: str) -> None:
     original = write_events(project, 200)
     before = answers(project)
-    killed = run(project, "archive", "--store", "journal", "--keep", "3000", env={"MEM_TEST_ARCHIVE_CRASH_AT": step})
+    killed = run(project, "archive", "--store", "journal", "--keep", "3000", killed_at=step)
     assert killed.returncode == 137, killed.stderr
     # whatever the moment, recall counts every event once
     assert answers(project) == before

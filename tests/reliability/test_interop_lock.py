@@ -1,5 +1,5 @@
 """``mem`` and a Node.js writer following ``bmad-plus mem``'s lock protocol
-on one project (mem-cli.md §8): the Node side creates ``writer.lock`` with
+on one project (docs/contract.md §8): the Node side creates ``writer.lock`` with
 ``open(…, 'wx')``, writes its owner, appends one journal line, and removes
 the lock if it still holds its owner — as the reference does. Mixed with
 ``mem write`` processes, nothing is lost and nothing is torn. Skipped
