@@ -1,5 +1,5 @@
-"""typer parameters built from the command table, and the options the
-structured-memory commands share."""
+"""typer parameters of the options and arguments several typer-registered
+commands share, made from their declarations (:mod:`mem_cli.commands`)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,15 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from mem_cli.table import OPTIONS, Option
+from mem_cli.commands import DIRECTORY, HUMAN, JSON, MIND, REF, USER
+from mem_cli.declare import Argument, Option
 
-__all__ = ["annotation", "Directory", "Json", "Mind", "User", "Ref", "Human"]
+__all__ = ["annotation", "argument_annotation", "Directory", "Json", "Mind", "User", "Ref", "Human"]
 
 
 def annotation(option: Option, help: str | None = None) -> Any:
-    """The ``Annotated[...]`` typer parameter type of a table option (``help``
-    replaces the table's text: a reward signal's own)."""
+    """The ``Annotated[...]`` typer parameter type of a declared option
+    (``help`` replaces the declared text: a reward signal's own)."""
     text = option.help if help is None else help
     if not option.takes_value:
         return Annotated[bool, typer.Option(*option.spellings, help=text)]
@@ -22,28 +23,16 @@ def annotation(option: Option, help: str | None = None) -> Any:
     return Annotated[kind, typer.Option(*option.spellings, help=text, metavar=option.metavar.upper())]
 
 
-Directory = annotation(OPTIONS["--directory"])
-Json = annotation(OPTIONS["--json"])
+def argument_annotation(argument: Argument) -> Any:
+    """The ``Annotated[...]`` typer parameter type of a declared argument."""
+    named: dict[str, Any] = {"metavar": argument.metavar} if argument.metavar else {}
+    spec = typer.Argument(help=argument.help, show_default=False, **named)
+    return Annotated[Optional[list[str]], spec] if argument.multiple else Annotated[str, spec]
 
-Mind = Annotated[
-    Optional[str], typer.Option(help="The mind (memory namespace) to use.  [default: default]", metavar="NAME")
-]
-User = Annotated[
-    bool,
-    typer.Option(
-        "--user",
-        help="Use the user-level store (memories about you that hold across projects) instead of the project's.",
-    ),
-]
-#: the memory a command acts on
-Ref = Annotated[
-    str, typer.Argument(help="The memory: its id (mem_…) or <category>/<key>.", metavar="REF", show_default=False)
-]
-#: which trusted human key proves you (when several are on this machine)
-Human = Annotated[
-    Optional[str],
-    typer.Option(
-        help="The trusted human key whose passphrase you type, when several are on this machine (mem human list).",
-        metavar="NAME",
-    ),
-]
+
+Directory = annotation(DIRECTORY)
+Json = annotation(JSON)
+Mind = annotation(MIND)
+User = annotation(USER)
+Human = annotation(HUMAN)
+Ref = argument_annotation(REF)

@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from mem_cli import output, render
+from mem_cli.commands import INTEGRATION
 from mem_cli.options import Directory, Json
 
 Names = Annotated[
@@ -96,4 +97,4 @@ def register(parent: typer.Typer) -> None:
     app.command("list")(list_command)
     for command in (install, remove, status):
         app.command()(command)
-    parent.add_typer(app, name="adapters")
+    parent.add_typer(app, name="adapters", rich_help_panel=INTEGRATION)

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from mem_cli import output
+from mem_cli.commands import PROJECT
 from mem_cli.options import Directory, Json
 
 config_app = typer.Typer(
@@ -87,4 +88,4 @@ def unset(key: Key, user: User = False, directory: Directory = None, json: Json 
 
 
 def register(app: typer.Typer) -> None:
-    app.add_typer(config_app)
+    app.add_typer(config_app, rich_help_panel=PROJECT)

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from mem_cli import output, render
+from mem_cli.commands import MEMORIES
 from mem_cli.options import Directory, Json
 
 human_app = typer.Typer(
@@ -86,4 +87,4 @@ def login(
 
 
 def register(app: typer.Typer) -> None:
-    app.add_typer(human_app)
+    app.add_typer(human_app, rich_help_panel=MEMORIES)

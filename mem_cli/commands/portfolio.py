@@ -10,6 +10,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from mem_cli import output, render
+from mem_cli.commands import PROJECT
 from mem_cli.options import Directory, Json
 
 portfolio_app = typer.Typer(
@@ -201,4 +202,4 @@ def proposals(directory: Directory = None, json: Json = False) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.add_typer(portfolio_app)
+    app.add_typer(portfolio_app, rich_help_panel=PROJECT)

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from mem_cli import output
+from mem_cli.commands import INTEGRATION
 from mem_cli.options import Directory, Json
 
 serve_app = typer.Typer(
@@ -227,4 +228,4 @@ def audit_verify(
 
 
 def register(app: typer.Typer) -> None:
-    app.add_typer(serve_app)
+    app.add_typer(serve_app, rich_help_panel=INTEGRATION)
