@@ -46,6 +46,9 @@ HELP = (
     "Memory with evidence for coding agents: recall notes and events, journal work, "
     "reinforce patterns, bind lessons to verified outcomes, keep structured memories."
 )
+#: where a group's handler leaves its option values for its subcommand's
+#: (``values["group"]``)
+GROUP_VALUES = "mem.group"
 #: the heading of the commands declared without a group (plugins' commands)
 OTHER_GROUP = "Commands"
 
@@ -107,7 +110,7 @@ def typer_command(
     keyword = inspect.Parameter.KEYWORD_ONLY
     parameters = [inspect.Parameter("ctx", keyword, annotation=typer.Context)]
     for argument in command.arguments:
-        default = None if argument.multiple else inspect.Parameter.empty
+        default = inspect.Parameter.empty if argument.required else None
         parameters.append(
             inspect.Parameter(argument.dest, keyword, annotation=argument_annotation(argument), default=default)
         )
@@ -122,12 +125,11 @@ def typer_command(
     for number, (option, text) in enumerate(options):
         name = option.dest if option.signal is None else f"signal_{number}"
         by_parameter[name] = option
-        parameters.append(inspect.Parameter(name, keyword, annotation=annotation(option, text), default=option.default))
+        default = inspect.Parameter.empty if option.required else option.default
+        parameters.append(inspect.Parameter(name, keyword, annotation=annotation(option, text), default=default))
     takes_signals = any(option.signal for option in command.options)
 
     def body(ctx: typer.Context, **given: Any) -> Any:
-        if ctx.invoked_subcommand is not None:  # a group's callback (mem memories history)
-            return None
         values: dict[str, Any] = {}
         chosen: dict[str, str] = {}
         for name, value in given.items():
@@ -141,6 +143,11 @@ def typer_command(
                 values[option.dest] = value
         if takes_signals:
             values["signals"] = chosen
+        if ctx.invoked_subcommand is not None:  # a group's options, for its subcommand (mem serve --store x keys list)
+            ctx.meta[GROUP_VALUES] = values
+            return None
+        values["group"] = ctx.meta.get(GROUP_VALUES, {})
+        assert command.run is not None
         return command.run(values, kernel, None)
 
     body.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
@@ -194,14 +201,31 @@ class CommandLine:
         return list(typer.main.get_command(self.app).commands)  # type: ignore[attr-defined]
 
     def add(self, command: Command, signals: Sequence[tuple[Option, str]] = ()) -> None:
-        """Add a declared command; its module's ``register(app, function)``,
-        if it has one, adds it instead (a group of subcommands)."""
-        function = typer_command(command, self.kernel, signals)
-        register = getattr(importlib.import_module(f"mem_cli.commands.{command.name}"), "register", None)
-        if register is not None:
-            register(self.app, function)
+        """Add a declared command (a group, with its subcommands)."""
+        if command.subcommands:
+            self.app.add_typer(self._group(command), rich_help_panel=command.group)
         else:
+            function = typer_command(command, self.kernel, signals)
             self.app.command(name=command.name, help=command.help, rich_help_panel=command.group)(function)
+
+    def _group(self, command: Command) -> typer.Typer:
+        """The typer group of a declared command with subcommands."""
+        group = typer.Typer(
+            name=command.name,
+            help=command.help,
+            invoke_without_command=command.run is not None,
+            no_args_is_help=command.run is None,
+            add_completion=False,
+            rich_markup_mode=None,
+        )
+        if command.run is not None:
+            group.callback(invoke_without_command=True)(typer_command(command, self.kernel))
+        for sub in command.subcommands:
+            if sub.subcommands:
+                group.add_typer(self._group(sub))
+            else:
+                group.command(name=sub.name, help=sub.help)(typer_command(sub, self.kernel))
+        return group
 
     def _signals(self) -> list[tuple[Option, str]]:
         """Every reward signal option with its help text: the declared ones

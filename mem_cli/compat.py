@@ -309,5 +309,5 @@ def signal_options(kernel: Kernel) -> tuple[Option, ...]:
         if name in built_in or not _OPTION_NAME.fullmatch(name) or f"--{name}" in taken:
             continue
         help_text = getattr(cls, "help", "") or f"Reward signal '{name}' (plugin {registry.provider(name)})."
-        options.append(Option(f"signal:{name}", f"--{name}", str(help_text), metavar="value", signal=name))
+        options.append(Option(f"signal:{name}", f"--{name}", str(help_text), metavar="VALUE", signal=name))
     return tuple(options)

@@ -35,15 +35,20 @@ Handler = Callable[["Mapping[str, Any]", "Kernel | None", "Settings | None"], "i
 class Option:
     """One option.
 
-    ``metavar`` is the value's name (``path``): commander shows it as
-    ``<path>`` in its errors, click as ``PATH`` in ``--help``; an option
-    without one is a flag. ``signal`` is the name of the reward signal the
+    ``metavar`` is the value's name as ``--help`` shows it (``PATH``;
+    commander shows ``<path>`` in its errors). ``kind`` is the value's type:
+    ``bool`` (a flag, the default without a metavar), ``str`` (the default
+    with one) or ``int`` (click checks it). ``default`` is the value when
+    the option is not given (``None``, false for a flag); ``required``
+    options have none. A ``negatable`` flag also has a ``--no-`` form
+    (``--insecure-http/--no-insecure-http``). ``signal`` is the name of the reward signal the
     option gives a value to, if any (its help text is the signal's own).
     ``commander`` is false for ``mem``'s own options of the five actions,
     which ``bmad-plus mem`` does not know (no "Did you mean" for them).
     """
 
-    __slots__ = ("dest", "long", "short", "metavar", "help", "multiple", "signal", "commander")
+    __slots__ = ("dest", "long", "short", "metavar", "help", "multiple", "signal", "commander", "kind", "default",
+                 "required", "negatable")  # fmt: skip
 
     def __init__(
         self,
@@ -56,6 +61,10 @@ class Option:
         multiple: bool = False,
         signal: str | None = None,
         commander: bool = True,
+        kind: type | None = None,
+        default: Any = None,
+        required: bool = False,
+        negatable: bool = False,
     ) -> None:
         self.dest = dest
         self.long = long
@@ -65,58 +74,69 @@ class Option:
         self.multiple = multiple
         self.signal = signal
         self.commander = commander
+        self.kind: type = kind or (str if metavar else bool)
+        self.default = False if self.kind is bool and default is None else default
+        self.required = required
+        self.negatable = negatable
 
     @property
     def takes_value(self) -> bool:
-        return bool(self.metavar)
+        return self.kind is not bool
 
     @property
     def flags(self) -> str:
         """The option as commander names it in errors (``-d, --directory <path>``)."""
         names = f"{self.short}, {self.long}" if self.short else self.long
-        return f"{names} <{self.metavar}>" if self.metavar else names
+        return f"{names} <{self.metavar.lower()}>" if self.takes_value else names
 
     @property
     def spellings(self) -> tuple[str, ...]:
         return (self.short, self.long) if self.short else (self.long,)
 
-    @property
-    def default(self) -> Any:
-        """The value when not given: false for a flag, else ``None``."""
-        return None if self.takes_value else False
-
 
 class Argument:
     """One positional argument: ``multiple`` takes every remaining word (a
-    list, ``None`` when none is given), else exactly one (required)."""
+    list), else one word. A ``multiple`` argument is optional unless
+    ``required`` (``None`` when no word is given), a single one required
+    unless ``required=False``."""
 
-    __slots__ = ("dest", "help", "metavar", "multiple")
+    __slots__ = ("dest", "help", "metavar", "multiple", "required")
 
-    def __init__(self, dest: str, help: str, *, metavar: str = "", multiple: bool = False) -> None:
+    def __init__(
+        self, dest: str, help: str, *, metavar: str = "", multiple: bool = False, required: bool | None = None
+    ) -> None:
         self.dest = dest
         self.help = help
         self.metavar = metavar
         self.multiple = multiple
+        self.required = not multiple if required is None else required
 
 
 class Command:
     """One command: ``run`` is its handler (see :data:`Handler`), ``group``
     the heading it is listed under in ``mem --help``. A ``light`` command's
     plain lines run without typer, and without a kernel when only the
-    default plugins take part: its handler is given the settings instead."""
+    default plugins take part: its handler is given the settings instead.
 
-    __slots__ = ("name", "help", "group", "run", "options", "arguments", "light")
+    A command with ``subcommands`` is a group (``mem config set``): its
+    handler, if any, runs when no subcommand is named; without one, the
+    group alone shows its help. A subcommand's handler finds the group's
+    option values in ``values["group"]`` (``mem serve --store x keys list``).
+    A subcommand's ``group`` is unused."""
+
+    __slots__ = ("name", "help", "group", "run", "options", "arguments", "light", "subcommands")
 
     def __init__(
         self,
         name: str,
         help: str,
         *,
-        group: str,
-        run: Handler,
+        group: str = "",
+        run: Handler | None = None,
         options: tuple[Option, ...] = (),
         arguments: tuple[Argument, ...] = (),
         light: bool = False,
+        subcommands: tuple[Command, ...] = (),
     ) -> None:
         self.name = name
         self.help = help
@@ -125,6 +145,7 @@ class Command:
         self.options = options
         self.arguments = arguments
         self.light = light
+        self.subcommands = subcommands
 
     def defaults(self) -> dict[str, Any]:
         """Every option's value when not given, by dest (reward signals aside)."""

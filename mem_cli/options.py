@@ -18,16 +18,21 @@ def annotation(option: Option, help: str | None = None) -> Any:
     (``help`` replaces the declared text: a reward signal's own)."""
     text = option.help if help is None else help
     if not option.takes_value:
-        return Annotated[bool, typer.Option(*option.spellings, help=text)]
-    kind: Any = Optional[list[str]] if option.multiple else Optional[str]
-    return Annotated[kind, typer.Option(*option.spellings, help=text, metavar=option.metavar.upper())]
+        names = (f"{option.long}/--no-{option.long[2:]}",) if option.negatable else option.spellings
+        return Annotated[bool, typer.Option(*names, help=text)]
+    kind: Any = list[option.kind] if option.multiple else option.kind  # type: ignore[name-defined]
+    if option.default is None and not option.required:
+        kind = Optional[kind]
+    named: dict[str, Any] = {"metavar": option.metavar} if option.metavar else {}
+    return Annotated[kind, typer.Option(*option.spellings, help=text, **named)]
 
 
 def argument_annotation(argument: Argument) -> Any:
     """The ``Annotated[...]`` typer parameter type of a declared argument."""
     named: dict[str, Any] = {"metavar": argument.metavar} if argument.metavar else {}
     spec = typer.Argument(help=argument.help, show_default=False, **named)
-    return Annotated[Optional[list[str]], spec] if argument.multiple else Annotated[str, spec]
+    kind: Any = list[str] if argument.multiple else str
+    return Annotated[kind if argument.required else Optional[kind], spec]
 
 
 Directory = annotation(DIRECTORY)

@@ -69,7 +69,7 @@ PROJECT = "Project"
 INTEGRATION = "Assistants and servers"
 
 DIRECTORY = Option(
-    "directory", "--directory", "Project directory (default: current directory).", metavar="path", short="-d"
+    "directory", "--directory", "Project directory (default: current directory).", metavar="PATH", short="-d"
 )
 JSON = Option("json", "--json", 'Machine-readable JSON output; errors become {"error": ...}.')
 
@@ -77,14 +77,14 @@ JSON = Option("json", "--json", 'Machine-readable JSON output; errors become {"e
 #: declares the default signals' (their help text is the signal's own);
 #: ``--signal`` is mem's own
 SIGNAL_OPTIONS: tuple[Option, ...] = (
-    Option("eval", "--eval", "", metavar="score", signal="eval"),
-    Option("accept", "--accept", "", metavar="bool", signal="accept"),
-    Option("ci", "--ci", "", metavar="result", signal="ci"),
+    Option("eval", "--eval", "", metavar="SCORE", signal="eval"),
+    Option("accept", "--accept", "", metavar="BOOL", signal="accept"),
+    Option("ci", "--ci", "", metavar="RESULT", signal="ci"),
     Option(
         "signal",
         "--signal",
         "A plugin's reward signal, NAME=VALUE (repeatable); see `mem plugins`.",
-        metavar="name=value",
+        metavar="NAME=VALUE",
         multiple=True,
         commander=False,
     ),

@@ -4,17 +4,15 @@ subcommands show a memory's history, restore a version, and move a store
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from mem_cli import output
-from mem_cli.commands import DIRECTORY, JSON, MEMORIES, MIND, USER
-from mem_cli.declare import Command, Option
+from mem_cli.commands import DIRECTORY, JSON, MEMORIES, MIND, REF, USER
+from mem_cli.declare import Argument, Command, Option
 
 if TYPE_CHECKING:
     from typing import Any
-
-    import typer
 
     from mem_core.kernel import Kernel
     from mem_core.settings import Settings
@@ -42,6 +40,65 @@ def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | N
     from mem_cli import render
 
     output.show(result, values["json"], render.memories)
+
+
+def history(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_cli import render
+    from mem_core.memories.service import memory_history
+
+    result = memory_history(
+        values["ref"], mind=values["mind"], user=values["user"], directory=values["directory"], kernel=kernel
+    )
+    output.show(result, values["json"], render.history)
+
+
+def restore(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_cli import render
+    from mem_core.memories.service import restore
+
+    result = restore(
+        values["ref"],
+        values["version"],
+        mind=values["mind"],
+        user=values["user"],
+        directory=values["directory"],
+        kernel=kernel,
+    )
+    output.show(result, values["json"], render.restore)
+
+
+def export(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_cli import render
+    from mem_core.memories.transfer import export_memories
+
+    to = values["to"]
+    result = export_memories(
+        None if to == "-" else to, user=values["user"], directory=values["directory"], kernel=kernel
+    )
+    if to == "-":
+        if result.text:  # JSON Lines: nothing at all for an empty store
+            output.out(result.text.removesuffix("\n"))
+        return
+    output.show(result, values["json"], render.exported)
+
+
+def import_(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_cli import render
+    from mem_core.memories.transfer import import_memories
+
+    source = values["source"]
+    result = import_memories(
+        None if source == "-" else source, user=values["user"], directory=values["directory"], kernel=kernel
+    )
+    output.show(result, values["json"], render.imported)
+
+
+def migrate(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_cli import render
+    from mem_core.memories.transfer import migrate_store
+
+    result = migrate_store(values["to"], user=values["user"], directory=values["directory"], kernel=kernel)
+    output.show(result, values["json"], render.migrated)
 
 
 COMMAND = Command(
@@ -78,14 +135,62 @@ COMMAND = Command(
         DIRECTORY,
         JSON,
     ),
+    subcommands=(
+        Command(
+            "history",
+            "Every version of a memory, oldest first: created, updated, verified, restored, and the tombstone "
+            "of a forgotten one (name that by its id).",
+            run=history,
+            arguments=(REF,),
+            options=(MIND, USER, DIRECTORY, JSON),
+        ),
+        Command(
+            "restore",
+            "Bring back a version of a memory (its content, tags, priority, confidence, expiry), stored by an "
+            "agent: unverified. A forgotten memory comes back by its id. A memory a human stated only a human "
+            "can change.",
+            run=restore,
+            arguments=(
+                REF,
+                Argument("version", "The version to bring back (its number in `mem memories history`).", metavar="VERSION"),
+            ),
+            options=(MIND, USER, DIRECTORY, JSON),
+        ),
+        Command(
+            "export",
+            "Write every memory (forgotten ones too) with its history and its signatures as JSON Lines, one "
+            "memory per line, for `mem memories import`.",
+            run=export,
+            options=(
+                Option(
+                    "to", "--output", "The file to write (replaced atomically), or - for stdout.",
+                    short="-o", metavar="FILE", default="-",
+                ),
+                USER,
+                DIRECTORY,
+                JSON,
+            ),
+        ),
+        Command(
+            "import",
+            "Read memories from an export into this store, in one transaction: memories already there (by id) "
+            "are left as they are; each keeps its source and history, and reads verified only where a "
+            "signature proves it.",
+            run=import_,
+            arguments=(Argument("source", "A file `mem memories export` wrote (JSON Lines), or - for stdin.", metavar="FILE"),),
+            options=(USER, DIRECTORY, JSON),
+        ),
+        Command(
+            "migrate",
+            "Copy the store to another backend, check the copy (counts, content hashes, history), then select "
+            "the new backend in the config file. The old store is kept: this says what to delete.",
+            run=migrate,
+            options=(
+                Option("to", "--to", "The backend to move the store to: postgres | sqlite.", metavar="BACKEND", required=True),
+                USER,
+                DIRECTORY,
+                JSON,
+            ),
+        ),
+    ),
 )  # fmt: skip
-
-
-def register(app: typer.Typer, listing: Callable[..., Any]) -> None:
-    """The group: ``listing`` (the declared command) runs without a
-    subcommand; the subcommands are typer's (:mod:`mem_cli.commands.memories_lifecycle`)."""
-    from mem_cli.commands.memories_lifecycle import memories_app
-
-    memories_app.info.help = COMMAND.help
-    memories_app.callback(invoke_without_command=True)(listing)
-    app.add_typer(memories_app, rich_help_panel=MEMORIES)

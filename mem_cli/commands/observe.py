@@ -41,7 +41,7 @@ COMMAND = Command(
             "Project-relative JSON file: the verified work (runId and taskId for Nexus, or "
             '"verifier" and its fields), memory {file, heading}, scope, interpretation, '
             "optional supersedes / contradicts receipt ids.",
-            metavar="file",
+            metavar="FILE",
         ),
         JSON,
     ),

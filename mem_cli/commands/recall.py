@@ -53,22 +53,22 @@ COMMAND = Command(
         Option(
             "scope", "--scope",
             "project | portfolio (adds <portfolio>/memory/) | all (every project of mem portfolio list, and the brain).",
-            metavar="scope",
+            metavar="SCOPE",
         ),
         Option(
             "portfolio", "--portfolio",
             "Portfolio brain directory, searched with --scope portfolio or all (default: mem portfolio brain).",
-            metavar="path",
+            metavar="PATH",
         ),
-        Option("limit", "--limit", "How many results to keep.  [default: 8]", metavar="n"),
+        Option("limit", "--limit", "How many results to keep.  [default: 8]", metavar="N"),
         Option(
             "ranking", "--ranking",
             "lexical (default, or the recall_ranking setting) | bm25 (accents, stems, CJK) | evidence | a plugin's ranker.",
-            metavar="mode",
+            metavar="MODE",
         ),
         Option(
             "context_scope", "--context-scope", "Comma-separated project paths the question is about (evidence ranking).",
-            metavar="paths",
+            metavar="PATHS",
         ),
         JSON,
     ),

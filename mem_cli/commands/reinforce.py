@@ -44,11 +44,11 @@ COMMAND = Command(
     run=run,
     options=(
         DIRECTORY,
-        Option("pattern", "--pattern", "Pattern id to reinforce: its heading in patterns.md (required).", metavar="id"),
+        Option("pattern", "--pattern", "Pattern id to reinforce: its heading in patterns.md (required).", metavar="ID"),
         Option(
             "evidence", "--evidence",
             "Comma-separated journal event ids backing the reinforcement (copied into a promotion).",
-            metavar="ids",
+            metavar="IDS",
         ),
         *SIGNAL_OPTIONS,
         JSON,
