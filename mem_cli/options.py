@@ -1,5 +1,8 @@
-"""typer parameters of the options and arguments several typer-registered
-commands share, made from their declarations (:mod:`mem_cli.commands`)."""
+"""The typer parameter of a declared option or argument (:mod:`mem_cli.app`
+builds every command from them). ``Directory``, ``Json``, ``Mind``, ``User``,
+``Ref`` and ``Human`` are the shared declarations as typer parameters, for a
+command module still written for typer (``register(app)``) until it is
+declared (CONTRIBUTING, "Adding a command")."""
 
 from __future__ import annotations
 
