@@ -109,6 +109,7 @@ def typer_command(
     the declaration's handler with the values by dest."""
     keyword = inspect.Parameter.KEYWORD_ONLY
     parameters = [inspect.Parameter("ctx", keyword, annotation=typer.Context)]
+    default: Any
     for argument in command.arguments:
         default = inspect.Parameter.empty if argument.required else None
         parameters.append(

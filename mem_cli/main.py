@@ -102,9 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if parsed.problem:
         return usage_error(parsed.problem, parsed.suggestion, parsed.json)
     command = declared(action)
-    assert command is not None
-    values = parsed.command_values()
-    return run_action(action, lambda: command.run(values, kernel, None), parsed.json)
+    assert command is not None and command.run is not None
+    run, values = command.run, parsed.command_values()
+    return run_action(action, lambda: run(values, kernel, None), parsed.json)
 
 
 def _run_declared(name: str, args: list[str], json_mode: bool) -> int | None:
@@ -113,8 +113,9 @@ def _run_declared(name: str, args: list[str], json_mode: bool) -> int | None:
     plugin, or the line is one :func:`mem_cli.compat.parse_command` leaves
     to click (help, errors, subcommands)."""
     command = declared(name)
-    if command is None or not command.light:
+    if command is None or not command.light or command.run is None:
         return None
+    run = command.run
     values = parse_command(command, args)
     if values is None:
         return None
@@ -128,7 +129,7 @@ def _run_declared(name: str, args: list[str], json_mode: bool) -> int | None:
         return None  # typer's path reports it as it always did
     if not plugins_free(settings):
         return None
-    return run_action(name, lambda: command.run(values, None, settings), json_mode)
+    return run_action(name, lambda: run(values, None, settings), json_mode)
 
 
 def _with_plugin_signals(args: list[str], parsed: Parsed) -> tuple[Kernel | None, Parsed]:
