@@ -108,3 +108,25 @@ def test_each_action_declares_in_typer_the_options_it_uses(action: str) -> None:
     assert declaration is not None
     spelled = {name for name, option in OPTIONS.items() if option in declaration.options}
     assert in_typer - {"--help"} == spelled
+
+
+def test_a_group_passes_its_options_to_its_subcommand() -> None:
+    """A subcommand's handler sees the group's options (``mem serve --store
+    x keys list``) in ``values["group"]``, and its own beside them."""
+    import typer
+
+    from mem_cli.app import CommandLine
+    from mem_cli.declare import Argument, Command, Option
+
+    seen: list[dict[str, object]] = []
+    show = Command("show", "Show.", run=lambda values, kernel, settings: seen.append(dict(values)),
+                   arguments=(Argument("what", "What.", metavar="WHAT"),))  # fmt: skip
+    group = Command("grp", "Group.", run=lambda values, kernel, settings: None,
+                    options=(Option("level", "--level", "Level.", metavar="N", kind=int, default=1),),
+                    subcommands=(show,))  # fmt: skip
+    cli = CommandLine(None, only="scores")
+    cli.add(group)
+    command = typer.main.get_command(cli.app)
+    command.main(["grp", "--level", "3", "show", "it"], prog_name="mem", standalone_mode=False)
+    command.main(["grp", "show", "that"], prog_name="mem", standalone_mode=False)
+    assert seen == [{"what": "it", "group": {"level": 3}}, {"what": "that", "group": {"level": 1}}]
