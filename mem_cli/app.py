@@ -348,10 +348,16 @@ def _invoke(cli: CommandLine, args: Sequence[str]) -> int:
     return int(result) if isinstance(result, int) else ExitCode.OK
 
 
-def run_typer(args: Sequence[str], action: str, json_mode: bool, kernel: Kernel | None = None) -> int:
-    """Run the typer application on ``args``; returns the exit code."""
+def run_typer(
+    args: Sequence[str], action: str, json_mode: bool, kernel: Kernel | None = None, plugins: bool = True
+) -> int:
+    """Run the typer application on ``args``; returns the exit code.
+    ``plugins=False`` builds it without a kernel: no plugin's command or
+    reward signal option (where the caller knows none can take part)."""
     only = args[0] if args and action and args[0] == action else None
-    return run_action(action, lambda: _invoke(CommandLine(kernel or _kernel(), only), args), json_mode)
+    return run_action(
+        action, lambda: _invoke(CommandLine(kernel or (_kernel() if plugins else None), only), args), json_mode
+    )
 
 
 def run_command(action: str, args: Sequence[str], json_mode: bool, kernel: Kernel | None = None) -> int:

@@ -78,7 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if parsed.help or "--version" in args:
             from mem_cli.app import run_typer
 
-            return run_typer(args, "mem", parsed.json, kernel)
+            # the list of commands needs a kernel only where a plugin may add one
+            return run_typer(args, "mem", parsed.json, kernel, plugins=not _plugins_free(args))
         return usage_error(parsed.problem or "missing required argument 'action'", parsed.suggestion, parsed.json)
     if action not in ACTIONS:
         # beyond the five actions, `--json` anywhere asks for JSON, even where
@@ -105,6 +106,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     assert command is not None and command.run is not None
     run, values = command.run, parsed.command_values()
     return run_action(action, lambda: run(values, kernel, None), parsed.json)
+
+
+def _plugins_free(args: list[str]) -> bool:
+    """Whether ``args`` ask for the list of commands (``--help`` alone) and
+    only the default plugins take part: then no plugin adds a command."""
+    if args not in (["--help"], ["-h"]):
+        return False
+    from mem_core.errors import MemError
+    from mem_core.memories.backend import plugins_free
+    from mem_core.settings import load_settings
+
+    try:
+        return plugins_free(load_settings())
+    except MemError:
+        return False
 
 
 def _run_declared(name: str, args: list[str], json_mode: bool) -> int | None:
