@@ -249,8 +249,9 @@ def suggest(flag: str, extra: Sequence[str] = ()) -> str:
 def parse_command(command: Command, args: Sequence[str]) -> dict[str, Any] | None:
     """The values (by dest; see :meth:`Command.defaults`) of ``command``'s
     arguments as click reads them, or ``None`` for a line this parser leaves
-    to typer: ``-h``/``--help``, an unknown option, a missing value or
-    argument, ``--flag=x``, a short option joined to its value, a word too many."""
+    to typer: ``-h``/``--help``, an unknown option, a missing value, option
+    or argument, ``--flag=x``, a short option joined to its value, a number
+    to check, a word too many."""
     spec = {spelling: option for option in command.options for spelling in option.spellings}
     values = command.defaults()
     words: list[str] = []
@@ -266,7 +267,7 @@ def parse_command(command: Command, args: Sequence[str]) -> dict[str, Any] | Non
             continue
         name, eq, inline = token.partition("=") if token.startswith("--") else (token, "", "")
         option = spec.get(name)
-        if option is None:
+        if option is None or option.kind not in (str, bool):  # click checks a number's value
             return None
         if not option.takes_value:
             if eq:
@@ -281,14 +282,16 @@ def parse_command(command: Command, args: Sequence[str]) -> dict[str, Any] | Non
         else:
             return None
         values[option.dest] = [*(values[option.dest] or []), value] if option.multiple else value
+    if any(option.required and values[option.dest] is None for option in command.options):
+        return None
     for argument in command.arguments:
         if argument.multiple:
             values[argument.dest] = words or None
             words = []
-        elif not words:
-            return None
         else:
-            values[argument.dest] = words.pop(0)
+            values[argument.dest] = words.pop(0) if words else None
+        if argument.required and values[argument.dest] is None:
+            return None
     return None if words else values
 
 

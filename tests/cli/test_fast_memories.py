@@ -145,6 +145,8 @@ def test_the_parser_takes_what_click_takes() -> None:
     assert dashed is not None and dashed["content"] == ["--json"] and dashed["json"] is False
     for owned_by_typer in (["fact"], ["fact", "k", "-x"]):
         assert parse_command(remember, owned_by_typer) is None, owned_by_typer
+    empty = parse_command(remember, ["fact", ""])
+    assert empty is not None and empty["key"] == ""
     for owned_by_typer in (["-h"], ["--help"], ["--json=1"], ["--mind"], ["-dx"], ["-jd", "x"], ["--min", "x"], ["x"]):
         assert parse_command(context, owned_by_typer) is None, owned_by_typer
 
@@ -231,3 +233,22 @@ def test_the_copies_agree_with_their_originals() -> None:
         except MemError as exc:
             got = exc.message
         assert got == expected, text
+
+
+def test_the_parser_leaves_numbers_and_missing_options_to_click() -> None:
+    from mem_cli.declare import Argument, Command, Option
+
+    command = Command(
+        "c",
+        "C.",
+        run=lambda values, kernel, settings: None,
+        arguments=(Argument("folder", "F.", metavar="[DIR]", required=False),),
+        options=(
+            Option("depth", "--depth", "D.", metavar="N", kind=int, default=4),
+            Option("to", "--to", "T.", metavar="X", required=True),
+        ),
+    )
+    assert parse_command(command, ["--to", "x"]) == {"depth": 4, "to": "x", "folder": None}
+    assert parse_command(command, ["d", "--to", ""]) == {"depth": 4, "to": "", "folder": "d"}
+    for owned_by_typer in ([], ["--to", "x", "--depth", "2"], ["a", "b", "--to", "x"]):
+        assert parse_command(command, owned_by_typer) is None, owned_by_typer
