@@ -1,10 +1,13 @@
-"""The ``mem`` typer application: every command with its help text.
+"""The ``mem`` typer application, made from the commands' declarations.
 
-:func:`mem_cli.main.main` is the entry point; it runs the five actions
-directly (:mod:`mem_cli.compat`) and comes here for ``--help``, for the other
-commands and for the commands plugins add. The five actions' typer commands
-are built from the command table (:mod:`mem_cli.table`), with one option per
-registered reward signal, and run the same command modules as the fast path.
+:func:`mem_cli.main.main` runs the five actions, and the plain lines of the
+structured-memory commands, from their declarations without typer
+(:mod:`mem_cli.compat`); it comes here for ``--help``, for shell completion,
+for every other line and for the commands plugins add. Each declared
+command (``COMMAND`` in its module) becomes a typer command here
+(:func:`typer_command`): its help, its click errors and its completion are
+the declaration's, and it runs the declaration's handler. A module without
+a declaration registers its typer command itself (``register(app)``).
 """
 
 from __future__ import annotations
@@ -12,25 +15,17 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from mem_cli import output
-from mem_cli.helptext import HELP
-from mem_cli.options import annotation
+from mem_cli.commands import ACTIONS, COMMANDS
+from mem_cli.compat import declared, signal_options
+from mem_cli.declare import Command, Option
+from mem_cli.options import annotation, argument_annotation
 from mem_cli.run import run_action
-from mem_cli.table import (
-    ACTION_OPTIONS,
-    ACTIONS,
-    ARGUMENTS,
-    COMMANDS,
-    OTHER_COMMANDS,
-    SIGNAL_ACTIONS,
-    Option,
-    signal_options,
-)
 from mem_core.errors import ExitCode, MemError, UsageError
 
 if TYPE_CHECKING:
@@ -41,11 +36,21 @@ try:  # typer >= 0.22 vendors click
 except ImportError:  # pragma: no cover - older typer with click as a dependency
     from click import exceptions as click_exceptions  # type: ignore[no-redef]
 
-__all__ = ["CommandLine", "make_app", "run_typer", "run_command"]
+__all__ = ["CommandLine", "make_app", "run_typer", "run_command", "typer_command", "HELP"]
 
 COMMANDS_HOOK = "mem_register_commands"
 #: every command and subcommand (click contexts inherit them): -h is --help
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+#: the help text of ``mem`` itself
+HELP = (
+    "Memory with evidence for coding agents: recall notes and events, journal work, "
+    "reinforce patterns, bind lessons to verified outcomes, keep structured memories."
+)
+#: where a group's handler leaves its option values for its subcommand's
+#: (``values["group"]``)
+GROUP_VALUES = "mem.group"
+#: the heading of the commands declared without a group (plugins' commands)
+OTHER_GROUP = "Commands"
 
 
 def _version(value: bool) -> None:
@@ -67,7 +72,9 @@ def _root(
 def _ordered_group() -> type:
     """typer's group class with the built-in commands in :data:`COMMANDS`
     order, whether each is a command or a group of subcommands (typer lists
-    groups last), and plugins' commands after them as they came."""
+    groups last), and plugins' commands after them as they came; ``--help``
+    lists them under their declared groups, in the order the groups first
+    appear."""
     from typer.core import TyperGroup
 
     class OrderedGroup(TyperGroup):
@@ -76,7 +83,77 @@ def _ordered_group() -> type:
             order = {name: number for number, name in enumerate(COMMANDS)}
             self.commands = dict(sorted(self.commands.items(), key=lambda item: order.get(item[0], len(order))))
 
+        def format_commands(self, ctx: Any, formatter: Any) -> None:
+            shown = [(name, self.commands[name]) for name in self.list_commands(ctx)]
+            shown = [(name, command) for name, command in shown if not command.hidden]
+            if not shown:
+                return
+            limit = formatter.width - 6 - max(len(name) for name, _ in shown)
+            groups: dict[str, list[tuple[str, str]]] = {}
+            for name, command in shown:
+                heading = getattr(command, "rich_help_panel", None) or OTHER_GROUP
+                groups.setdefault(heading, []).append((name, command.get_short_help_str(limit)))
+            for heading, rows in groups.items():
+                with formatter.section(heading):
+                    formatter.write_dl(rows)
+
     return OrderedGroup
+
+
+def typer_command(
+    command: Command, kernel: Kernel | None, signals: Sequence[tuple[Option, str]] = ()
+) -> Callable[..., Any]:
+    """The typer function of a declared command: its parameters are the
+    declaration's arguments and options (a reward signal's options, with
+    their help text, in ``signals``, where ``--signal`` stands), and it calls
+    the declaration's handler with the values by dest."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters = [inspect.Parameter("ctx", keyword, annotation=typer.Context)]
+    default: Any
+    for argument in command.arguments:
+        default = inspect.Parameter.empty if argument.required else None
+        parameters.append(
+            inspect.Parameter(argument.dest, keyword, annotation=argument_annotation(argument), default=default)
+        )
+    options: list[tuple[Option, str]] = []
+    for option in command.options:
+        if option.signal is not None:
+            continue  # all signal options come together, before --signal
+        if option.dest == "signal":
+            options.extend(signals)
+        options.append((option, option.help))
+    by_parameter: dict[str, Option] = {}
+    for number, (option, text) in enumerate(options):
+        name = option.dest if option.signal is None else f"signal_{number}"
+        by_parameter[name] = option
+        default = inspect.Parameter.empty if option.required else option.default
+        parameters.append(inspect.Parameter(name, keyword, annotation=annotation(option, text), default=default))
+    takes_signals = any(option.signal for option in command.options)
+
+    def body(ctx: typer.Context, **given: Any) -> Any:
+        values: dict[str, Any] = {}
+        chosen: dict[str, str] = {}
+        for name, value in given.items():
+            option = by_parameter.get(name)
+            if option is None:  # a positional argument
+                values[name] = value
+            elif option.signal is not None:
+                if value is not None:
+                    chosen[option.signal] = value
+            else:
+                values[option.dest] = value
+        if takes_signals:
+            values["signals"] = chosen
+        if ctx.invoked_subcommand is not None:  # a group's options, for its subcommand (mem serve --store x keys list)
+            ctx.meta[GROUP_VALUES] = values
+            return None
+        values["group"] = ctx.meta.get(GROUP_VALUES, {})
+        assert command.run is not None
+        return command.run(values, kernel, None)
+
+    body.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    body.__name__ = body.__qualname__ = command.name.replace("-", "_")
+    return body
 
 
 class CommandLine:
@@ -86,10 +163,10 @@ class CommandLine:
     A plugin whose hook raises, or adds a command typer cannot build or one
     whose name is taken, has its commands left out and is named in
     :attr:`broken`; the other commands are unaffected. ``kernel=None`` builds
-    the app without plugins (no signal options beyond the table's, no plugin
-    commands). ``only`` (a built-in command's name) builds that command alone:
-    typer's start-up cost grows with every parameter it builds, and a built-in
-    command's name cannot be a plugin's.
+    the app without plugins (no signal options beyond the declared ones, no
+    plugin commands). ``only`` (a built-in command's name) builds that command
+    alone: typer's start-up cost grows with every parameter it builds, and a
+    built-in command's name cannot be a plugin's.
     """
 
     def __init__(self, kernel: Kernel | None, only: str | None = None) -> None:
@@ -110,12 +187,13 @@ class CommandLine:
         self.app.callback()(_root)
         if only is not None and only not in COMMANDS:
             only = None
-        if only is None or only in ACTIONS:
-            signals = self._signals()
-            for action in ACTIONS if only is None else (only,):
-                self._add_action(action, signals)
-        for name in OTHER_COMMANDS if only is None else (only,) if only in OTHER_COMMANDS else ():
-            importlib.import_module(f"mem_cli.commands.{name}").register(self.app)
+        signals = self._signals() if only is None or only in ACTIONS else []
+        for name in COMMANDS if only is None else (only,):
+            command = declared(name)
+            if command is None:
+                importlib.import_module(f"mem_cli.commands.{name}").register(self.app)
+            else:
+                self.add(command, signals)
         if kernel is not None and only in (None, "plugins"):  # `mem plugins` shows a failing commands hook
             self._add_plugin_commands(kernel)
 
@@ -123,74 +201,55 @@ class CommandLine:
         """Every command name, built-in ones first."""
         return list(typer.main.get_command(self.app).commands)  # type: ignore[attr-defined]
 
-    # -- the five actions, from the command table ----------------------------------
+    def add(self, command: Command, signals: Sequence[tuple[Option, str]] = ()) -> None:
+        """Add a declared command (a group, with its subcommands)."""
+        if command.subcommands:
+            self.app.add_typer(self._group(command), rich_help_panel=command.group)
+        else:
+            function = typer_command(command, self.kernel, signals)
+            self.app.command(name=command.name, help=command.help, rich_help_panel=command.group)(function)
 
-    def _signals(self) -> dict[str, tuple[Option, str]]:
-        """Every reward signal option, by signal name, with its help text:
-        the table's (``--eval`` …) and those of the plugins' signals."""
+    def _group(self, command: Command) -> typer.Typer:
+        """The typer group of a declared command with subcommands."""
+        group = typer.Typer(
+            name=command.name,
+            help=command.help,
+            invoke_without_command=command.run is not None,
+            no_args_is_help=command.run is None,
+            add_completion=False,
+            rich_markup_mode=None,
+        )
+        if command.run is not None:
+            group.callback(invoke_without_command=True)(typer_command(command, self.kernel))
+        for sub in command.subcommands:
+            if sub.subcommands:
+                group.add_typer(self._group(sub))
+            else:
+                group.command(name=sub.name, help=sub.help)(typer_command(sub, self.kernel))
+        return group
+
+    def _signals(self) -> list[tuple[Option, str]]:
+        """Every reward signal option with its help text: the declared ones
+        (``--eval`` …) and those of the plugins' signals."""
+        from mem_cli.commands import SIGNAL_OPTIONS
+
         registry: Any = None
         extra: tuple[Option, ...] = ()
         if self.kernel is not None:
             try:
                 registry = self.kernel.reward_signals
                 extra = signal_options(self.kernel)
-            except MemError:  # a broken signal plugin: the table's options still work
+            except MemError:  # a broken signal plugin: the declared options still work
                 registry = None
-        found = {}
-        for option in (*(o for o in ACTION_OPTIONS["write"] if o.signal), *extra):
+        found = []
+        for option in (*(o for o in SIGNAL_OPTIONS if o.signal), *extra):
             assert option.signal is not None
             if registry is not None and option.signal in registry:
                 text = getattr(registry.get(option.signal), "help", "") or option.help
             else:
                 text = option.help or f"Reward signal '{option.signal}' (not registered)."
-            found[option.signal] = (option, text)
+            found.append((option, text))
         return found
-
-    def _add_action(self, action: str, signals: dict[str, tuple[Option, str]]) -> None:
-        options: list[tuple[Option, str]] = []
-        for option in ACTION_OPTIONS[action]:
-            if option.signal is not None:
-                continue  # all signal options come together, before --signal
-            if option.dest == "signal":
-                options.extend(signals.values())
-            options.append((option, option.help))
-        parameters = []
-        if action in ARGUMENTS:
-            dest, text = ARGUMENTS[action]
-            kind: Any = Annotated[Optional[list[str]], typer.Argument(help=text, show_default=False)]
-            parameters.append(inspect.Parameter(dest, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=None))
-        by_parameter: dict[str, Option] = {}
-        for number, (option, text) in enumerate(options):
-            name = option.dest if option.signal is None else f"signal_{number}"
-            by_parameter[name] = option
-            default = None if option.takes_value else False
-            parameters.append(
-                inspect.Parameter(
-                    name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation(option, text), default=default
-                )
-            )
-        module = importlib.import_module(f"mem_cli.commands.{action}")
-        kernel = self.kernel
-
-        def command(**given: Any) -> None:
-            values: dict[str, Any] = {}
-            chosen: dict[str, str] = {}
-            for name, value in given.items():
-                option = by_parameter.get(name)
-                if option is None:  # the positional argument
-                    values[name] = value
-                elif option.signal is not None:
-                    if value is not None:
-                        chosen[option.signal] = value
-                else:
-                    values[option.dest] = value
-            if action in SIGNAL_ACTIONS:
-                values["signals"] = chosen
-            module.run(values, kernel)
-
-        command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-        command.__name__ = command.__qualname__ = action
-        self.app.command(name=action, help=module.HELP)(command)
 
     # -- plugins' commands ---------------------------------------------------------
 
@@ -289,10 +348,16 @@ def _invoke(cli: CommandLine, args: Sequence[str]) -> int:
     return int(result) if isinstance(result, int) else ExitCode.OK
 
 
-def run_typer(args: Sequence[str], action: str, json_mode: bool, kernel: Kernel | None = None) -> int:
-    """Run the typer application on ``args``; returns the exit code."""
+def run_typer(
+    args: Sequence[str], action: str, json_mode: bool, kernel: Kernel | None = None, plugins: bool = True
+) -> int:
+    """Run the typer application on ``args``; returns the exit code.
+    ``plugins=False`` builds it without a kernel: no plugin's command or
+    reward signal option (where the caller knows none can take part)."""
     only = args[0] if args and action and args[0] == action else None
-    return run_action(action, lambda: _invoke(CommandLine(kernel or _kernel(), only), args), json_mode)
+    return run_action(
+        action, lambda: _invoke(CommandLine(kernel or (_kernel() if plugins else None), only), args), json_mode
+    )
 
 
 def run_command(action: str, args: Sequence[str], json_mode: bool, kernel: Kernel | None = None) -> int:

@@ -1,5 +1,12 @@
-"""Command-line parsing of the five actions, exactly as ``bmad-plus mem``
-(commander) parses them, from the command table (:mod:`mem_cli.table`).
+"""The parser of ``mem``'s command lines, from the commands' declarations
+(``COMMAND`` in each module of :mod:`mem_cli.commands`).
+
+:func:`parse` reads a line exactly as ``bmad-plus mem`` (commander) reads
+it, and words its errors as commander does: the five actions' contract.
+:func:`parse_command` reads the plain lines of the other declared commands
+as click reads them; a line it is not sure of is left to the typer command
+made from the same declaration (:mod:`mem_cli.app`), which words click's
+errors and the help.
 
 ``bmad-plus mem`` declares every option on the ``mem`` command itself, so each
 action accepts all of them (and ignores those it does not use), options may
@@ -12,15 +19,61 @@ typer is imported only for ``--help`` and for the other commands.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from importlib import import_module
 from typing import TYPE_CHECKING
 
-from mem_cli.table import ACTION_OPTIONS, OPTIONS, SUGGESTABLE, Option
+from mem_cli.commands import ACTIONS
+from mem_cli.declare import Command, Option
 from mem_core.lazyre import lazy
 
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["Parsed", "parse", "suggest", "similar", "did_you_mean"]
+    from mem_core.kernel import Kernel
+
+__all__ = [
+    "Parsed",
+    "parse",
+    "parse_command",
+    "declared",
+    "signal_options",
+    "suggest",
+    "similar",
+    "did_you_mean",
+    "SIGNAL_ACTIONS",
+]
+
+
+def declared(name: str) -> Command | None:
+    """The declaration of built-in command ``name``, or ``None`` for a
+    command its module does not declare (registered with typer by hand)."""
+    return getattr(import_module(f"mem_cli.commands.{name}"), "COMMAND", None)
+
+
+#: each action's declaration
+_ACTIONS: dict[str, Command] = {}
+for _name in ACTIONS:
+    _ACTIONS[_name] = import_module(f"mem_cli.commands.{_name}").COMMAND
+
+#: every option of the five actions by spelling (``-d`` and ``--directory``
+#: …): ``bmad-plus mem`` declares them all on ``mem`` itself, so each action
+#: takes every one (and ignores those it does not use)
+OPTIONS: dict[str, Option] = {
+    spelling: option for command in _ACTIONS.values() for option in command.options for spelling in option.spellings
+}
+
+#: the actions that take reward signals
+SIGNAL_ACTIONS: tuple[str, ...] = tuple(
+    name for name, command in _ACTIONS.items() if any(o.signal for o in command.options)
+)
+
+#: the long options commander knows for ``mem``, then the help option and
+#: the program's ``--version``: what it suggests from
+SUGGESTABLE: tuple[str, ...] = (
+    *dict.fromkeys(o.long for o in OPTIONS.values() if o.commander),
+    "--help",
+    "--version",
+)
 
 #: commander takes a word that looks like a negative number for an argument,
 #: not an option (``mem recall cache -5``)
@@ -55,19 +108,20 @@ class Parsed:
         signals given by their own options (``signals``) and, for recall, the
         query words (``query``)."""
         assert self.action is not None
+        command = _ACTIONS[self.action]
         values: dict[str, Any] = {}
-        for option in ACTION_OPTIONS[self.action]:
+        for option in command.options:
             if option.signal is None:
-                values[option.dest] = self.values.get(option.dest, None if option.takes_value else False)
-        if any(option.signal for option in ACTION_OPTIONS[self.action]):
+                values[option.dest] = self.values.get(option.dest, option.default)
+        if self.action in SIGNAL_ACTIONS:
             values["signals"] = dict(self.signals)
-        if self.action == "recall":
-            values["query"] = self.words
+        for argument in command.arguments:  # recall's query: every word
+            values[argument.dest] = self.words
         return values
 
 
 def parse(args: Sequence[str], extra: Sequence[Option] = ()) -> Parsed:
-    """Parse ``mem`` arguments. The action is the first word that is neither
+    """Parse ``mem`` arguments as commander does. The action is the first word that is neither
     an option nor an option's value; the first unknown option or missing value
     is kept in :attr:`Parsed.problem` (it is an error for the five actions;
     other commands are parsed again by typer). ``extra`` are more options
@@ -190,3 +244,73 @@ def suggest(flag: str, extra: Sequence[str] = ()) -> str:
         return ""
     found = similar(flag[2:], [c[2:] for c in (*SUGGESTABLE, *extra)])
     return did_you_mean([f"--{c}" for c in found])
+
+
+def parse_command(command: Command, args: Sequence[str]) -> dict[str, Any] | None:
+    """The values (by dest; see :meth:`Command.defaults`) of ``command``'s
+    arguments as click reads them, or ``None`` for a line this parser leaves
+    to typer: ``-h``/``--help``, an unknown option, a missing value, option
+    or argument, ``--flag=x``, a short option joined to its value, a number
+    to check, a word too many."""
+    spec = {spelling: option for option in command.options for spelling in option.spellings}
+    values = command.defaults()
+    words: list[str] = []
+    i = 0
+    while i < len(args):
+        token = args[i]
+        i += 1
+        if token == "--":
+            words.extend(args[i:])
+            break
+        if len(token) < 2 or not token.startswith("-"):
+            words.append(token)
+            continue
+        name, eq, inline = token.partition("=") if token.startswith("--") else (token, "", "")
+        option = spec.get(name)
+        if option is None or option.kind not in (str, bool):  # click checks a number's value
+            return None
+        if not option.takes_value:
+            if eq:
+                return None
+            values[option.dest] = True
+            continue
+        if eq:
+            value = inline
+        elif i < len(args):  # the next word, whatever it is (click takes `--content -x`)
+            value = args[i]
+            i += 1
+        else:
+            return None
+        values[option.dest] = [*(values[option.dest] or []), value] if option.multiple else value
+    if any(option.required and values[option.dest] is None for option in command.options):
+        return None
+    for argument in command.arguments:
+        if argument.multiple:
+            values[argument.dest] = words or None
+            words = []
+        else:
+            values[argument.dest] = words.pop(0) if words else None
+        if argument.required and values[argument.dest] is None:
+            return None
+    return None if words else values
+
+
+#: a reward signal name usable as an option (``--review``, ``--review-score``)
+_OPTION_NAME = lazy(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
+def signal_options(kernel: Kernel) -> tuple[Option, ...]:
+    """The options of the reward signals that plugins register beyond the
+    declared ones (``--<name> <value>``, help text from the signal). A signal
+    whose name is not an option name, or is the name of another option, gets
+    none (``--signal NAME=VALUE`` still reaches it)."""
+    built_in = {option.signal for option in OPTIONS.values() if option.signal}
+    taken = {*OPTIONS, "--help", "--version"}
+    options = []
+    registry = kernel.reward_signals
+    for name, cls in registry.items():
+        if name in built_in or not _OPTION_NAME.fullmatch(name) or f"--{name}" in taken:
+            continue
+        help_text = getattr(cls, "help", "") or f"Reward signal '{name}' (plugin {registry.provider(name)})."
+        options.append(Option(f"signal:{name}", f"--{name}", str(help_text), metavar="VALUE", signal=name))
+    return tuple(options)

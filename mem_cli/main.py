@@ -1,11 +1,13 @@
 """The ``mem`` entry point.
 
-The five agent-facing actions are parsed by :mod:`mem_cli.compat` and run
-directly (no typer import, no plugin manager on that path unless an option
-is not in the command table and may be a plugin's reward signal); so are
-``remember``, ``memories`` and ``context`` when :mod:`mem_cli.fast` owns the
-line; ``--help``, every other command and the commands plugins add go to
-the typer application in :mod:`mem_cli.app`.
+Every command is declared once, in its module (``COMMAND``). The five
+agent-facing actions are parsed from their declarations by
+:mod:`mem_cli.compat` and run directly (no typer import, no plugin manager
+on that path unless an option is not declared and may be a plugin's reward
+signal); so are the plain lines of the other declared commands when only
+the default plugins take part. ``--help``, shell completion, every other
+line and the commands plugins add go to the typer application made from
+the same declarations (:mod:`mem_cli.app`).
 """
 
 from __future__ import annotations
@@ -13,13 +15,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from importlib import import_module
 from typing import TYPE_CHECKING
 
 from mem_cli import output
-from mem_cli.compat import Parsed, parse
+from mem_cli.commands import ACTIONS, COMMANDS
+from mem_cli.compat import Parsed, declared, parse, parse_command
 from mem_cli.run import run_action, usage_error
-from mem_cli.table import ACTIONS, COMMANDS, OTHER_COMMANDS
 
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
@@ -29,8 +30,6 @@ __all__ = ["main", "COMMANDS"]
 _COMPLETION = "--install-completion"
 #: the variable a shell's completion script sets when it asks ``mem`` for completions
 _COMPLETE_VAR = "_MEM_COMPLETE"
-#: the commands beyond the five actions with a fast path (mem_cli.fast.FAST_COMMANDS; a test holds them alike)
-_FAST = ("remember", "memories", "context")
 
 
 def _node_text(arg: str) -> str:
@@ -71,32 +70,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         start()
     parsed = parse(args)
     kernel: Kernel | None = None
-    if parsed.unknown_long and parsed.action not in OTHER_COMMANDS:
+    if parsed.unknown_long and (parsed.action is None or parsed.action in ACTIONS or parsed.action not in COMMANDS):
         # an option the table does not know: perhaps a plugin's reward signal
         kernel, parsed = _with_plugin_signals(args, parsed)
     action = parsed.action
     if action is None:
         if parsed.help or "--version" in args:
-            from mem_cli import helptext
-
-            if helptext.can_render(args):  # `mem --help` into a pipe or a file: no typer
-                output.out(helptext.top_help())
-                return 0
             from mem_cli.app import run_typer
 
-            return run_typer(args, "mem", parsed.json, kernel)
+            # the list of commands needs a kernel only where a plugin may add one
+            return run_typer(args, "mem", parsed.json, kernel, plugins=not _plugins_free(args))
         return usage_error(parsed.problem or "missing required argument 'action'", parsed.suggestion, parsed.json)
     if action not in ACTIONS:
         # beyond the five actions, `--json` anywhere asks for JSON, even where
         # a parse error comes before typer sees it (`--priority -- --json`)
         json_mode = parsed.json or "--json" in args
-        if action in _FAST:  # remember, memories, context: no typer when the line is plain
-            from mem_cli import fast
-
-            code = fast.run_fast(action, parsed.rest, json_mode)
+        if action in COMMANDS:
+            code = _run_declared(action, parsed.rest, json_mode)
             if code is not None:
                 return code
-        if action not in COMMANDS:
+        else:
             from mem_cli.app import run_command
 
             return run_command(action, [action, *parsed.rest], json_mode, kernel)
@@ -109,9 +102,50 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_typer([action, "--help"], action, parsed.json, kernel)
     if parsed.problem:
         return usage_error(parsed.problem, parsed.suggestion, parsed.json)
-    module = import_module(f"mem_cli.commands.{action}")
-    values = parsed.command_values()
-    return run_action(action, lambda: module.run(values, kernel), parsed.json)
+    command = declared(action)
+    assert command is not None and command.run is not None
+    run, values = command.run, parsed.command_values()
+    return run_action(action, lambda: run(values, kernel, None), parsed.json)
+
+
+def _plugins_free(args: list[str]) -> bool:
+    """Whether ``args`` ask for the list of commands (``--help`` alone) and
+    only the default plugins take part: then no plugin adds a command."""
+    if args not in (["--help"], ["-h"]):
+        return False
+    from mem_core.errors import MemError
+    from mem_core.memories.backend import plugins_free
+    from mem_core.settings import load_settings
+
+    try:
+        return plugins_free(load_settings())
+    except MemError:
+        return False
+
+
+def _run_declared(name: str, args: list[str], json_mode: bool) -> int | None:
+    """Run built-in command ``name`` from its declaration, without typer;
+    ``None`` when typer must: the command is not declared or may involve a
+    plugin, or the line is one :func:`mem_cli.compat.parse_command` leaves
+    to click (help, errors, subcommands)."""
+    command = declared(name)
+    if command is None or not command.light or command.run is None:
+        return None
+    run = command.run
+    values = parse_command(command, args)
+    if values is None:
+        return None
+    from mem_core.errors import MemError
+    from mem_core.memories.backend import plugins_free
+    from mem_core.settings import load_settings
+
+    try:
+        settings = load_settings()  # what the typer path builds its kernel from
+    except MemError:
+        return None  # typer's path reports it as it always did
+    if not plugins_free(settings):
+        return None
+    return run_action(name, lambda: run(values, None, settings), json_mode)
 
 
 def _with_plugin_signals(args: list[str], parsed: Parsed) -> tuple[Kernel | None, Parsed]:
@@ -119,7 +153,7 @@ def _with_plugin_signals(args: list[str], parsed: Parsed) -> tuple[Kernel | None
     signal plugins register (``--review``): commander would know them as it
     knows ``--eval``. Without a kernel (a broken plugin under
     ``MEM_STRICT_PLUGINS=1``), or if a signal plugin fails, ``parsed`` stands."""
-    from mem_cli.table import signal_options
+    from mem_cli.compat import signal_options
     from mem_core.errors import MemError
     from mem_core.kernel import Kernel
 

@@ -1,5 +1,8 @@
-"""typer parameters built from the command table, and the options the
-structured-memory commands share."""
+"""The typer parameter of a declared option or argument (:mod:`mem_cli.app`
+builds every command from them). ``Directory``, ``Json``, ``Mind``, ``User``,
+``Ref`` and ``Human`` are the shared declarations as typer parameters, for a
+command module still written for typer (``register(app)``) until it is
+declared (CONTRIBUTING, "Adding a command")."""
 
 from __future__ import annotations
 
@@ -7,43 +10,37 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from mem_cli.table import OPTIONS, Option
+from mem_cli.commands import DIRECTORY, HUMAN, JSON, MIND, REF, USER
+from mem_cli.declare import Argument, Option
 
-__all__ = ["annotation", "Directory", "Json", "Mind", "User", "Ref", "Human"]
+__all__ = ["annotation", "argument_annotation", "Directory", "Json", "Mind", "User", "Ref", "Human"]
 
 
 def annotation(option: Option, help: str | None = None) -> Any:
-    """The ``Annotated[...]`` typer parameter type of a table option (``help``
-    replaces the table's text: a reward signal's own)."""
+    """The ``Annotated[...]`` typer parameter type of a declared option
+    (``help`` replaces the declared text: a reward signal's own)."""
     text = option.help if help is None else help
     if not option.takes_value:
-        return Annotated[bool, typer.Option(*option.spellings, help=text)]
-    kind: Any = Optional[list[str]] if option.multiple else Optional[str]
-    return Annotated[kind, typer.Option(*option.spellings, help=text, metavar=option.metavar.upper())]
+        names = (f"{option.long}/--no-{option.long[2:]}",) if option.negatable else option.spellings
+        return Annotated[bool, typer.Option(*names, help=text)]
+    kind: Any = list[option.kind] if option.multiple else option.kind  # type: ignore[name-defined]
+    if option.default is None and not option.required:
+        kind = Optional[kind]
+    named: dict[str, Any] = {"metavar": option.metavar} if option.metavar else {}
+    return Annotated[kind, typer.Option(*option.spellings, help=text, **named)]
 
 
-Directory = annotation(OPTIONS["--directory"])
-Json = annotation(OPTIONS["--json"])
+def argument_annotation(argument: Argument) -> Any:
+    """The ``Annotated[...]`` typer parameter type of a declared argument."""
+    named: dict[str, Any] = {"metavar": argument.metavar} if argument.metavar else {}
+    spec = typer.Argument(help=argument.help, show_default=False, **named)
+    kind: Any = list[str] if argument.multiple else str
+    return Annotated[kind if argument.required else Optional[kind], spec]
 
-Mind = Annotated[
-    Optional[str], typer.Option(help="The mind (memory namespace) to use.  [default: default]", metavar="NAME")
-]
-User = Annotated[
-    bool,
-    typer.Option(
-        "--user",
-        help="Use the user-level store (memories about you that hold across projects) instead of the project's.",
-    ),
-]
-#: the memory a command acts on
-Ref = Annotated[
-    str, typer.Argument(help="The memory: its id (mem_…) or <category>/<key>.", metavar="REF", show_default=False)
-]
-#: which trusted human key proves you (when several are on this machine)
-Human = Annotated[
-    Optional[str],
-    typer.Option(
-        help="The trusted human key whose passphrase you type, when several are on this machine (mem human list).",
-        metavar="NAME",
-    ),
-]
+
+Directory = annotation(DIRECTORY)
+Json = annotation(JSON)
+Mind = annotation(MIND)
+User = annotation(USER)
+Human = annotation(HUMAN)
+Ref = argument_annotation(REF)

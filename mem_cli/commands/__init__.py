@@ -1,11 +1,9 @@
-"""One module per command: parse, call one ``mem_core`` function, render.
+"""One module per command, each declaring it once as ``COMMAND``
+(:class:`mem_cli.declare.Command`): options, arguments, help, handler.
 
-The five actions (``recall``, ``write``, ``reinforce``, ``observe``,
-``outcomes``) have no typer here: each module has ``HELP`` and
-``run(values, kernel)``, where ``values`` are the option values by their
-dest in :mod:`mem_cli.table` — the fast path (:mod:`mem_cli.compat`) and
-typer (:mod:`mem_cli.app`) both call it. The other commands are typer
-functions with a ``register(app)``.
+This module holds what several commands share: the command list, the
+groups ``mem --help`` lists them under, and the options more than one
+command declares. No typer here: it is on the start-up path of ``mem write``.
 """
 
 from __future__ import annotations
@@ -13,10 +11,102 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from mem_cli.declare import Argument, Option
+
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["given_signals"]
+__all__ = [
+    "ACTIONS",
+    "COMMANDS",
+    "AGENT",
+    "MEMORIES",
+    "PROJECT",
+    "INTEGRATION",
+    "DIRECTORY",
+    "JSON",
+    "SIGNAL_OPTIONS",
+    "MIND",
+    "USER",
+    "HUMAN",
+    "REF",
+    "given_signals",
+]
+
+#: the five agent-facing actions, parsed as ``bmad-plus mem`` parses them
+ACTIONS: tuple[str, ...] = ("recall", "write", "reinforce", "observe", "outcomes")
+
+#: every built-in command (its module's name), in the order ``mem --help``
+#: and the unknown-action message list them
+COMMANDS: tuple[str, ...] = (
+    *ACTIONS,
+    "remember",
+    "memories",
+    "forget",
+    "verify",
+    "context",
+    "plugins",
+    "mcp",
+    "init",
+    "brief",
+    "hook",
+    "config",
+    "adapters",
+    "minds",
+    "scores",
+    "promotions",
+    "doctor",
+    "archive",
+    "human",
+    "portfolio",
+    "serve",
+)
+
+# the headings of `mem --help`, by purpose
+AGENT = "Agent actions"
+MEMORIES = "Structured memories"
+PROJECT = "Project"
+INTEGRATION = "Assistants and servers"
+
+DIRECTORY = Option(
+    "directory", "--directory", "Project directory (default: current directory).", metavar="PATH", short="-d"
+)
+JSON = Option("json", "--json", 'Machine-readable JSON output; errors become {"error": ...}.')
+
+#: the reward signal options of ``write`` and ``reinforce``: commander
+#: declares the default signals' (their help text is the signal's own);
+#: ``--signal`` is mem's own
+SIGNAL_OPTIONS: tuple[Option, ...] = (
+    Option("eval", "--eval", "", metavar="SCORE", signal="eval"),
+    Option("accept", "--accept", "", metavar="BOOL", signal="accept"),
+    Option("ci", "--ci", "", metavar="RESULT", signal="ci"),
+    Option(
+        "signal",
+        "--signal",
+        "A plugin's reward signal, NAME=VALUE (repeatable); see `mem plugins`.",
+        metavar="NAME=VALUE",
+        multiple=True,
+        commander=False,
+    ),
+)
+
+MIND = Option("mind", "--mind", "The mind (memory namespace) to use.  [default: default]", metavar="NAME")
+USER = Option(
+    "user",
+    "--user",
+    "Use the user-level store (memories about you that hold across projects) instead of the project's.",
+)
+
+#: which trusted human key proves you (when several are on this machine)
+HUMAN = Option(
+    "human",
+    "--human",
+    "The trusted human key whose passphrase you type, when several are on this machine (mem human list).",
+    metavar="NAME",
+)
+
+#: the memory a command acts on
+REF = Argument("ref", "The memory: its id (mem_…) or <category>/<key>.", metavar="REF")
 
 
 def given_signals(values: Mapping[str, Any]) -> dict[str, str]:

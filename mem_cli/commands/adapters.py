@@ -2,98 +2,125 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import typer
+from mem_cli import output
+from mem_cli.commands import DIRECTORY, INTEGRATION, JSON
+from mem_cli.declare import Argument, Command, Option
 
-from mem_cli import output, render
-from mem_cli.options import Directory, Json
+if TYPE_CHECKING:
+    from typing import Any
 
-Names = Annotated[
-    list[str], typer.Argument(help="Adapters: claude-code, codex-cli, gemini-cli, cursor, opencode, aider, antigravity …",
-                              metavar="NAME...", show_default=False)
-]  # fmt: skip
-Scope = Annotated[
-    str,
-    typer.Option(help="project: the project's files | user: your own files under the home directory.", metavar="SCOPE"),
-]
-DryRun = Annotated[bool, typer.Option("--dry-run", help="Change nothing; print the unified diff of what would change.")]
+    from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
 
-def list_command(ctx: typer.Context, scope: Scope = "project", directory: Directory = None, json: Json = False) -> None:
-    """Every adapter: detected here, installed, the files it would touch."""
+def list_(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_cli import render
     from mem_core.adapters.api import list_adapters
 
-    report = list_adapters(directory, scope=scope, kernel=ctx.obj)
-    output.show(report, json, render.adapters_list)
+    report = list_adapters(values["directory"], scope=values["scope"], kernel=kernel)
+    output.show(report, values["json"], render.adapters_list)
 
 
-def install(
-    ctx: typer.Context,
-    names: Names,
-    scope: Scope = "project",
-    dry_run: DryRun = False,
-    approve: Annotated[
-        bool,
-        typer.Option(
-            "--approve",
-            help="Also approve what the assistant would ask about (Claude Code: the project's mem MCP server).",
-        ),
-    ] = False,
-    command: Annotated[
-        Optional[str],
-        typer.Option(
-            "--command",
-            help="The command the assistant runs to start mem (default: mem when the mem on PATH is this one, "
-            "else this mem's absolute path).",
-            metavar="COMMAND",
-        ),
-    ] = None,
-    directory: Directory = None,
-    json: Json = False,
-) -> None:
-    """Write the instruction block, the hooks and the MCP entry of each NAME (twice changes nothing)."""
+def install(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_cli import render
     from mem_core.adapters.api import install_adapters
 
     result = install_adapters(
-        directory, names, scope=scope, dry_run=dry_run, approve=approve, command=command, kernel=ctx.obj
+        values["directory"],
+        values["names"],
+        scope=values["scope"],
+        dry_run=values["dry_run"],
+        approve=values["approve"],
+        command=values["command"],
+        kernel=kernel,
     )
-    output.show(result, json, render.adapters_change)
+    output.show(result, values["json"], render.adapters_change)
 
 
-def remove(
-    ctx: typer.Context,
-    names: Names,
-    scope: Scope = "project",
-    dry_run: DryRun = False,
-    directory: Directory = None,
-    json: Json = False,
-) -> None:
-    """Take out what install wrote for each NAME; files only mem touched come back byte for byte."""
+def remove(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_cli import render
     from mem_core.adapters.api import remove_adapters
 
-    result = remove_adapters(directory, names, scope=scope, dry_run=dry_run, kernel=ctx.obj)
-    output.show(result, json, render.adapters_change)
+    result = remove_adapters(
+        values["directory"], values["names"], scope=values["scope"], dry_run=values["dry_run"], kernel=kernel
+    )
+    output.show(result, values["json"], render.adapters_change)
 
 
-def status(ctx: typer.Context, scope: Scope = "project", directory: Directory = None, json: Json = False) -> None:
-    """The installed adapters: their files, what is missing, what you must still do."""
+def status(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_cli import render
     from mem_core.adapters.api import adapters_status
 
-    report = adapters_status(directory, scope=scope, kernel=ctx.obj)
-    output.show(report, json, render.adapters_status)
+    report = adapters_status(values["directory"], scope=values["scope"], kernel=kernel)
+    output.show(report, values["json"], render.adapters_status)
 
 
-def register(parent: typer.Typer) -> None:
-    app = typer.Typer(
-        name="adapters",
-        help="Wire mem into coding assistants: instruction block, hooks, MCP server entry.",
-        no_args_is_help=True,
-        add_completion=False,
-        pretty_exceptions_show_locals=False,
-        rich_markup_mode=None,
-    )
-    app.command("list")(list_command)
-    for command in (install, remove, status):
-        app.command()(command)
-    parent.add_typer(app, name="adapters")
+NAMES = Argument(
+    "names",
+    "Adapters: claude-code, codex-cli, gemini-cli, cursor, opencode, aider, antigravity …",
+    metavar="NAME...",
+    multiple=True,
+    required=True,
+)
+SCOPE = Option(
+    "scope",
+    "--scope",
+    "project: the project's files | user: your own files under the home directory.",
+    metavar="SCOPE",
+    default="project",
+)
+DRY_RUN = Option("dry_run", "--dry-run", "Change nothing; print the unified diff of what would change.")
+
+COMMAND = Command(
+    "adapters",
+    "Wire mem into coding assistants: instruction block, hooks, MCP server entry.",
+    group=INTEGRATION,
+    subcommands=(
+        Command(
+            "list",
+            "Every adapter: detected here, installed, the files it would touch.",
+            run=list_,
+            options=(SCOPE, DIRECTORY, JSON),
+        ),
+        Command(
+            "install",
+            "Write the instruction block, the hooks and the MCP entry of each NAME (twice changes nothing).",
+            run=install,
+            arguments=(NAMES,),
+            options=(
+                SCOPE,
+                DRY_RUN,
+                Option(
+                    "approve",
+                    "--approve",
+                    "Also approve what the assistant would ask about (Claude Code: the project's mem MCP server).",
+                ),
+                Option(
+                    "command",
+                    "--command",
+                    "The command the assistant runs to start mem (default: mem when the mem on PATH is this one, "
+                    "else this mem's absolute path).",
+                    metavar="COMMAND",
+                ),
+                DIRECTORY,
+                JSON,
+            ),
+        ),
+        Command(
+            "remove",
+            "Take out what install wrote for each NAME; files only mem touched come back byte for byte.",
+            run=remove,
+            arguments=(NAMES,),
+            options=(SCOPE, DRY_RUN, DIRECTORY, JSON),
+        ),
+        Command(
+            "status",
+            "The installed adapters: their files, what is missing, what you must still do.",
+            run=status,
+            options=(SCOPE, DIRECTORY, JSON),
+        ),
+    ),
+)

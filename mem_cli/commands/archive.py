@@ -4,43 +4,25 @@ reading them)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
-
-import typer
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from mem_cli import output
-from mem_cli.options import Directory, Json
+from mem_cli.commands import DIRECTORY, JSON, PROJECT
+from mem_cli.declare import Command, Option
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
 
-def archive(
-    ctx: typer.Context,
-    store: Annotated[
-        Optional[str],
-        typer.Option(
-            help="Archive only this store: journal or promotions (the outcome store is never archived).  "
-            "[default: both]",
-            metavar="STORE",
-        ),
-    ] = None,
-    keep: Annotated[
-        Optional[str],
-        typer.Option(
-            help="Keep at most this many bytes of the newest whole lines, whatever the store's size.  "
-            "[default: archive only a store over 75 % of 2 MiB, keeping 1 MiB]",
-            metavar="BYTES",
-        ),
-    ] = None,
-    directory: Directory = None,
-    json: Json = False,
-) -> None:
-    """Move the oldest whole lines of the journal and the promotions store to
-    .bmad/memory/archive/<store>-<first ts>-<last ts>.ndjson under the writer
-    lock (nothing lost, nothing duplicated, safe to kill); recall still reads
-    the archived events."""
-    from mem_core.journal.archive import archive as run
+def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_core.journal.archive import archive
 
-    result = run(store=store, keep=keep, directory=directory, kernel=ctx.obj)
-    if json:
+    result = archive(store=values["store"], keep=values["keep"], directory=values["directory"], kernel=kernel)
+    if values["json"]:
         output.out_json(result)
         return
     lines = []
@@ -57,5 +39,28 @@ def archive(
     output.out("\n".join(lines))
 
 
-def register(app: typer.Typer) -> None:
-    app.command()(archive)
+COMMAND = Command(
+    "archive",
+    "Move the oldest whole lines of the journal and the promotions store to "
+    ".bmad/memory/archive/<store>-<first ts>-<last ts>.ndjson under the writer lock (nothing lost, "
+    "nothing duplicated, safe to kill); recall still reads the archived events.",
+    group=PROJECT,
+    run=run,
+    options=(
+        Option(
+            "store",
+            "--store",
+            "Archive only this store: journal or promotions (the outcome store is never archived).  [default: both]",
+            metavar="STORE",
+        ),
+        Option(
+            "keep",
+            "--keep",
+            "Keep at most this many bytes of the newest whole lines, whatever the store's size.  "
+            "[default: archive only a store over 75 % of 2 MiB, keeping 1 MiB]",
+            metavar="BYTES",
+        ),
+        DIRECTORY,
+        JSON,
+    ),
+)

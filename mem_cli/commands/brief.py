@@ -3,37 +3,26 @@ a token budget (docs/brief.md)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
-
-import typer
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from mem_cli import output
-from mem_cli.options import Directory, Json
+from mem_cli.commands import DIRECTORY, JSON, PROJECT
+from mem_cli.declare import Command, Option
 
-Budget = Annotated[
-    Optional[str],
-    typer.Option(help="At most this many tokens (estimated).  [default: the context_budget setting, 1500]",
-                 metavar="TOKENS"),
-]  # fmt: skip
+if TYPE_CHECKING:
+    from typing import Any
+
+    from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
 
-def brief(
-    ctx: typer.Context,
-    budget: Budget = None,
-    write: Annotated[
-        bool,
-        typer.Option("--write", help="Also write it to .bmad/memory/brief.md (mem write and remember refresh it)."),
-    ] = False,
-    directory: Directory = None,
-    json: Json = False,
-) -> None:
-    """The session brief: critical/high memories, note headings, recent failures, proposed promotions."""
-    from mem_core.brief.api import brief as make_brief
-    from mem_core.brief.api import write_brief
+def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_core.brief.api import brief, write_brief
 
-    call = write_brief if write else make_brief
-    result = call(directory=directory, budget=budget, kernel=ctx.obj)
-    if json:
+    call = write_brief if values["write"] else brief
+    result = call(directory=values["directory"], budget=values["budget"], kernel=kernel)
+    if values["json"]:
         output.out_json(result)
         return
     for skipped in result.skipped:
@@ -44,5 +33,20 @@ def brief(
         output.out(result.text)
 
 
-def register(app: typer.Typer) -> None:
-    app.command()(brief)
+COMMAND = Command(
+    "brief",
+    "The session brief: critical/high memories, note headings, recent failures, proposed promotions.",
+    group=PROJECT,
+    run=run,
+    options=(
+        Option(
+            "budget",
+            "--budget",
+            "At most this many tokens (estimated).  [default: the context_budget setting, 1500]",
+            metavar="TOKENS",
+        ),
+        Option("write", "--write", "Also write it to .bmad/memory/brief.md (mem write and remember refresh it)."),
+        DIRECTORY,
+        JSON,
+    ),
+)

@@ -4,21 +4,18 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated, Any
-
-import typer
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from mem_cli import output
-from mem_cli.options import Directory, Json
+from mem_cli.commands import DIRECTORY, JSON, PROJECT
+from mem_cli.declare import Argument, Command, Option
 
-config_app = typer.Typer(
-    name="config",
-    help="Show every effective setting and where it came from; `mem config set KEY VALUE` changes one.",
-    invoke_without_command=True,
-    no_args_is_help=False,
-    add_completion=False,
-    rich_markup_mode=None,
-)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
 
 def _shown(value: Any) -> str:
@@ -27,58 +24,39 @@ def _shown(value: Any) -> str:
     return "(none)" if value is None else toml_value(value)
 
 
-@config_app.callback(invoke_without_command=True)
-def config(ctx: typer.Context, directory: Directory = None, json: Json = False) -> None:
-    """Show every effective setting, its value and where it came from (default, a config file, a MEM_* variable)."""
-    if ctx.invoked_subcommand is not None:
-        return
+def show(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_core.configure import config_report
 
-    report = config_report(directory)
-    if json:
+    report = config_report(values["directory"])
+    if values["json"]:
         output.out_json(report)
         return
-    settings = report.settings
-    lines = [f"mem config: project {settings.project}"]
-    for label, path in (("project config", settings.project_config), ("user config", settings.user_config)):
+    found = report.settings
+    lines = [f"mem config: project {found.project}"]
+    for label, path in (("project config", found.project_config), ("user config", found.user_config)):
         lines.append(f"  {label}: {path}" + ("" if os.path.exists(path) else " (none)"))
     for name, value, _layer, source in report.rows():
         lines.append(f"  {name} = {_shown(value)}  ({source})")
     output.out("\n".join(lines))
 
 
-Key = Annotated[str, typer.Argument(help="The setting (see `mem config`).", metavar="KEY", show_default=False)]
-User = Annotated[bool, typer.Option("--user", help="Write the user config file instead of the project's.")]
-
-
-@config_app.command("set")
-def set_(
-    ctx: typer.Context,
-    key: Key,
-    value: Annotated[
-        str, typer.Argument(help="Its value (a list: comma-separated).", metavar="VALUE", show_default=False)
-    ],
-    user: User = False,
-    directory: Directory = None,
-    json: Json = False,
-) -> None:
-    """Set KEY to VALUE in the project's .bmad/memory/mem.toml (--user: the user config file), keeping the rest."""
+def set_(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_core.configure import set_config
 
-    result = set_config(key, value, user=user, directory=directory, kernel=ctx.obj)
-    if json:
+    result = set_config(
+        values["key"], values["value"], user=values["user"], directory=values["directory"], kernel=kernel
+    )
+    if values["json"]:
         output.out_json(result)
     else:
         output.out(f"mem config: set {result.key} = {_shown(result.value)} in {result.file}")
 
 
-@config_app.command("unset")
-def unset(key: Key, user: User = False, directory: Directory = None, json: Json = False) -> None:
-    """Take KEY out of the project's .bmad/memory/mem.toml (--user: the user config file): the default applies again."""
+def unset(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_core.configure import unset_config
 
-    result = unset_config(key, user=user, directory=directory)
-    if json:
+    result = unset_config(values["key"], user=values["user"], directory=values["directory"])
+    if values["json"]:
         output.out_json(result)
     elif result.changed:
         output.out(f"mem config: unset {result.key} in {result.file}")
@@ -86,5 +64,30 @@ def unset(key: Key, user: User = False, directory: Directory = None, json: Json 
         output.out(f"mem config: {result.key} is not set in {result.file}; nothing changed")
 
 
-def register(app: typer.Typer) -> None:
-    app.add_typer(config_app)
+KEY = Argument("key", "The setting (see `mem config`).", metavar="KEY")
+USER = Option("user", "--user", "Write the user config file instead of the project's.")
+
+COMMAND = Command(
+    "config",
+    "Show every effective setting and where it came from; `mem config set KEY VALUE` changes one.",
+    group=PROJECT,
+    run=show,
+    options=(DIRECTORY, JSON),
+    subcommands=(
+        Command(
+            "set",
+            "Set KEY to VALUE in the project's .bmad/memory/mem.toml (--user: the user config file), keeping the rest.",
+            run=set_,
+            arguments=(KEY, Argument("value", "Its value (a list: comma-separated).", metavar="VALUE")),
+            options=(USER, DIRECTORY, JSON),
+        ),
+        Command(
+            "unset",
+            "Take KEY out of the project's .bmad/memory/mem.toml (--user: the user config file): "
+            "the default applies again.",
+            run=unset,
+            arguments=(KEY,),
+            options=(USER, DIRECTORY, JSON),
+        ),
+    ),
+)

@@ -2,38 +2,54 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import typer
+from mem_cli import output
+from mem_cli.commands import DIRECTORY, JSON, MEMORIES, MIND, USER
+from mem_cli.declare import Command, Option
 
-from mem_cli import output, render
-from mem_cli.options import Directory, Json, Mind, User
+if TYPE_CHECKING:
+    from typing import Any
+
+    from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
 
-def context(
-    ctx: typer.Context,
-    mind: Mind = None,
-    user: User = False,
-    limit: Annotated[
-        Optional[str], typer.Option(help="Show at most this many memories (the counts stay totals).", metavar="N")
-    ] = None,
-    budget: Annotated[
-        Optional[str],
-        typer.Option(
-            help="At most this many tokens (estimated; the blocks past it are counted).  "
+def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_cli import render
+    from mem_core.memories.service import context_summary
+
+    result = context_summary(
+        mind=values["mind"],
+        user=values["user"],
+        limit=values["limit"],
+        budget=values["budget"],
+        directory=values["directory"],
+        kernel=kernel,
+        kernel_settings=settings,
+    )
+    output.show(result, values["json"], render.context)
+
+
+COMMAND = Command(
+    "context",
+    "The context summary of a mind: plain text for an LLM, critical first, expired left out.",
+    group=MEMORIES,
+    run=run,
+    light=True,
+    options=(
+        MIND,
+        USER,
+        Option("limit", "--limit", "Show at most this many memories (the counts stay totals).", metavar="N"),
+        Option(
+            "budget",
+            "--budget",
+            "At most this many tokens (estimated; the blocks past it are counted).  "
             "[default: the context_budget setting, 1500]",
             metavar="TOKENS",
         ),
-    ] = None,
-    directory: Directory = None,
-    json: Json = False,
-) -> None:
-    """The context summary of a mind: plain text for an LLM, critical first, expired left out."""
-    from mem_core.memories.service import context_summary
-
-    result = context_summary(mind=mind, user=user, limit=limit, budget=budget, directory=directory, kernel=ctx.obj)
-    output.show(result, json, render.context)
-
-
-def register(app: typer.Typer) -> None:
-    app.command()(context)
+        DIRECTORY,
+        JSON,
+    ),
+)

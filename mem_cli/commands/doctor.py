@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from mem_cli import output
-from mem_cli.options import Directory, Json
+from mem_cli.commands import DIRECTORY, JSON, PROJECT
+from mem_cli.declare import Command, Option
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
 HELP = (
     "Check the project's memory: the writer lock (owner, host, alive, age), the final line and size of\n"
@@ -16,21 +22,12 @@ HELP = (
     "line moved to <store>.torn-<ts>, temporary files left by killed writers) and leaves a live lock."
 )
 
-Fix = Annotated[
-    bool,
-    typer.Option(
-        "--fix",
-        help="Repair what is provably safe: take over a stale lock, move a torn final line aside, "
-        "remove orphan temporary files.",
-    ),
-]
 
-
-def doctor(directory: Directory = None, fix: Fix = False, json: Json = False) -> int:
+def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> int:
     from mem_core.doctor import doctor as run_doctor
 
-    report = run_doctor(directory, fix=fix)
-    if json:
+    report = run_doctor(values["directory"], fix=values["fix"])
+    if values["json"]:
         output.out_json(report)
     else:
         from mem_cli import render
@@ -39,5 +36,19 @@ def doctor(directory: Directory = None, fix: Fix = False, json: Json = False) ->
     return 0 if report.ok else 1
 
 
-def register(app: typer.Typer) -> None:
-    app.command(name="doctor", help=HELP)(doctor)
+COMMAND = Command(
+    "doctor",
+    HELP,
+    group=PROJECT,
+    run=run,
+    options=(
+        DIRECTORY,
+        Option(
+            "fix",
+            "--fix",
+            "Repair what is provably safe: take over a stale lock, move a torn final line aside, "
+            "remove orphan temporary files.",
+        ),
+        JSON,
+    ),
+)

@@ -2,17 +2,23 @@
 (docs/brief.md). It always exits 0: a hook fails open.
 
 ``main.py`` runs it without typer (:func:`run_fast`): a hook runs at every
-prompt, and typer's import alone costs more than the hook's budget allows.
-``mem hook --help`` goes through typer (:func:`register`).
+prompt and fails open, so a line typer would refuse is logged, not refused.
+``mem hook --help`` is typer's, made from the declaration.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from mem_cli.commands import INTEGRATION
+from mem_cli.declare import Argument, Command, Option
+
 if TYPE_CHECKING:
-    import typer
+    from typing import Any
+
+    from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
 HELP = (
     "Run an assistant's hook: read its hook JSON on stdin, print what it expects "
@@ -50,8 +56,31 @@ def run_fast(args: Sequence[str]) -> int:
     return run_hook(event, assistant)
 
 
-def register(app: typer.Typer) -> None:
-    """The typer command (for ``--help``), from a module of its own: only it imports typer."""
-    from mem_cli.commands.hook_help import hook
+def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> int:
+    from mem_core.hooks.runner import run_hook
 
-    app.command(name="hook", help=HELP)(hook)
+    return run_hook(values["event"], values["assistant"])
+
+
+COMMAND = Command(
+    "hook",
+    HELP,
+    group=INTEGRATION,
+    run=run,
+    arguments=(
+        Argument(
+            "event",
+            "session-start | prompt-submit | session-end, or the assistant's own event name "
+            "(SessionStart, UserPromptSubmit, BeforeAgent, beforeSubmitPrompt, SessionEnd, Stop …).",
+            metavar="EVENT",
+        ),
+    ),
+    options=(
+        Option(
+            "assistant",
+            "--assistant",
+            "claude-code | codex-cli | gemini-cli | cursor | opencode | aider | antigravity",
+            metavar="NAME",
+        ),
+    ),
+)

@@ -2,34 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
-
-import typer
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from mem_cli import output
-from mem_cli.options import Directory, Json
+from mem_cli.commands import DIRECTORY, JSON, PROJECT
+from mem_cli.declare import Command, Option
 
-Adapters = Annotated[
-    Optional[str],
-    typer.Option(
-        "--adapters",
-        help="Also install these assistant adapters (comma-separated, as `mem adapters install` does).",
-        metavar="NAME,…",
-    ),
-]
+if TYPE_CHECKING:
+    from typing import Any
+
+    from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
 
 def _listed(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def init(ctx: typer.Context, adapters: Adapters = None, directory: Directory = None, json: Json = False) -> None:
-    """Create .bmad/memory/ with a commented mem.toml, and .agents/memory/{decisions,lessons,patterns}.md with an
-    example section each, if missing (never overwrites a file; safe to repeat); list the assistants detected."""
+def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_core.configure import init_project
 
-    result = init_project(directory, adapters=adapters, kernel=ctx.obj)
-    if json:
+    result = init_project(values["directory"], adapters=values["adapters"], kernel=kernel)
+    if values["json"]:
         output.out_json(result)
         return
     if result.created:
@@ -55,5 +50,20 @@ def init(ctx: typer.Context, adapters: Adapters = None, directory: Directory = N
         output.out("mem init: no assistant detected; `mem adapters list` shows those mem can wire in")
 
 
-def register(app: typer.Typer) -> None:
-    app.command()(init)
+COMMAND = Command(
+    "init",
+    "Create .bmad/memory/ with a commented mem.toml, and .agents/memory/{decisions,lessons,patterns}.md with an "
+    "example section each, if missing (never overwrites a file; safe to repeat); list the assistants detected.",
+    group=PROJECT,
+    run=run,
+    options=(
+        Option(
+            "adapters",
+            "--adapters",
+            "Also install these assistant adapters (comma-separated, as `mem adapters install` does).",
+            metavar="NAME,…",
+        ),
+        DIRECTORY,
+        JSON,
+    ),
+)

@@ -2,19 +2,32 @@
 
 from __future__ import annotations
 
-import typer
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from mem_cli import output, render
-from mem_cli.options import Directory, Json, User
+from mem_cli import output
+from mem_cli.commands import DIRECTORY, JSON, MEMORIES, USER
+from mem_cli.declare import Command
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
 
-def minds(ctx: typer.Context, user: User = False, directory: Directory = None, json: Json = False) -> None:
-    """List the minds (memory namespaces) that hold memories, with how many each holds."""
+def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_cli import render
     from mem_core.memories.service import list_minds
 
-    result = list_minds(user=user, directory=directory, kernel=ctx.obj)
-    output.show(result, json, render.minds)
+    result = list_minds(user=values["user"], directory=values["directory"], kernel=kernel)
+    output.show(result, values["json"], render.minds)
 
 
-def register(app: typer.Typer) -> None:
-    app.command()(minds)
+COMMAND = Command(
+    "minds",
+    "List the minds (memory namespaces) that hold memories, with how many each holds.",
+    group=MEMORIES,
+    run=run,
+    options=(USER, DIRECTORY, JSON),
+)

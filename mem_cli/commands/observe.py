@@ -6,19 +6,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from mem_cli import output
+from mem_cli.commands import AGENT, DIRECTORY, JSON
+from mem_cli.declare import Command, Option
 
 if TYPE_CHECKING:
     from typing import Any
 
     from mem_core.kernel import Kernel
-
-HELP = (
-    "Bind a lesson to accepted, independently verified work: append one receipt to\n"
-    ".bmad/memory/outcomes.ndjson, only if every check passes."
-)
+    from mem_core.settings import Settings
 
 
-def run(values: Mapping[str, Any], kernel: Kernel | None = None) -> None:
+def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_core.evidence.api import observe
 
     result = observe(values["input"], directory=values["directory"], kernel=kernel)
@@ -28,3 +26,23 @@ def run(values: Mapping[str, Any], kernel: Kernel | None = None) -> None:
     from mem_cli import render
 
     output.out(render.observe(result))
+
+
+COMMAND = Command(
+    "observe",
+    "Bind a lesson to accepted, independently verified work: append one receipt to "
+    ".bmad/memory/outcomes.ndjson, only if every check passes.",
+    group=AGENT,
+    run=run,
+    options=(
+        DIRECTORY,
+        Option(
+            "input", "--input",
+            "Project-relative JSON file: the verified work (runId and taskId for Nexus, or "
+            '"verifier" and its fields), memory {file, heading}, scope, interpretation, '
+            "optional supersedes / contradicts receipt ids.",
+            metavar="FILE",
+        ),
+        JSON,
+    ),
+)  # fmt: skip

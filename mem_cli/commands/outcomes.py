@@ -6,19 +6,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from mem_cli import output
+from mem_cli.commands import AGENT, DIRECTORY, JSON
+from mem_cli.declare import Command
 
 if TYPE_CHECKING:
     from typing import Any
 
     from mem_core.kernel import Kernel
-
-HELP = (
-    "List every stored receipt and whether it is still current evidence\n"
-    "(accepted-current, superseded, contradictory, stale-…)."
-)
+    from mem_core.settings import Settings
 
 
-def run(values: Mapping[str, Any], kernel: Kernel | None = None) -> None:
+def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_core.evidence.api import outcomes
 
     result = outcomes(directory=values["directory"], kernel=kernel)
@@ -28,3 +26,13 @@ def run(values: Mapping[str, Any], kernel: Kernel | None = None) -> None:
     from mem_cli import render
 
     output.out(render.outcomes(result))
+
+
+COMMAND = Command(
+    "outcomes",
+    "List every stored receipt and whether it is still current evidence "
+    "(accepted-current, superseded, contradictory, stale-…).",
+    group=AGENT,
+    run=run,
+    options=(DIRECTORY, JSON),
+)

@@ -2,27 +2,39 @@
 
 from __future__ import annotations
 
-import typer
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from mem_cli import output, render
-from mem_cli.options import Directory, Json
+from mem_cli import output
+from mem_cli.commands import DIRECTORY, INTEGRATION, JSON
+from mem_cli.declare import Command
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
 
-def plugins(ctx: typer.Context, directory: Directory = None, json: Json = False) -> None:
-    """List the plugins: name, provider, version, what each provides; broken ones with their error."""
+def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_cli import render
     from mem_core.kernel.report import plugins_report
 
-    kernel = ctx.obj
-    if directory is not None:  # the plugins that project's settings load (its mem.toml `plugins`)
+    if values["directory"] is not None:  # the plugins that project's settings load (its mem.toml `plugins`)
         from mem_cli.app import CommandLine
         from mem_core.kernel import Kernel
         from mem_core.settings import load_settings
 
-        kernel = Kernel(settings=load_settings(directory))
+        kernel = Kernel(settings=load_settings(values["directory"]))
         CommandLine(kernel, "plugins")  # calls its plugins' commands hook: a failing one is shown as broken
     report = plugins_report(kernel=kernel)
-    output.show(report, json, render.plugins)
+    output.show(report, values["json"], render.plugins)
 
 
-def register(app: typer.Typer) -> None:
-    app.command()(plugins)
+COMMAND = Command(
+    "plugins",
+    "List the plugins: name, provider, version, what each provides; broken ones with their error.",
+    group=INTEGRATION,
+    run=run,
+    options=(DIRECTORY, JSON),
+)

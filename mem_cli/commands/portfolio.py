@@ -5,25 +5,16 @@ person works on, recalled together by ``mem recall --scope all``
 from __future__ import annotations
 
 import os
-from typing import Annotated, Any, Optional
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-import typer
+from mem_cli import output
+from mem_cli.commands import DIRECTORY, JSON, PROJECT
+from mem_cli.declare import Argument, Command, Option
 
-from mem_cli import output, render
-from mem_cli.options import Directory, Json
-
-portfolio_app = typer.Typer(
-    name="portfolio",
-    help="The portfolio: the projects `mem recall --scope all` recalls together, and their brain.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
-)
-
-Dirs = Annotated[
-    Optional[list[str]],
-    typer.Argument(help="Project directories (default: the project of -d).", metavar="[DIR]...", show_default=False),
-]
+if TYPE_CHECKING:
+    from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
 
 def _dirs(directories: list[str] | None, directory: str | None) -> list[str]:
@@ -46,10 +37,10 @@ def _listing(portfolio: Any) -> dict[str, Any]:
     }
 
 
-@portfolio_app.command("add")
-def add(directories: Dirs = None, directory: Directory = None, json: Json = False) -> None:
-    """Register projects: each DIR's project root (the nearest folder up holding .bmad/ or .agents/, as
-    -d finds it; else DIR), as a real path. Registering a project twice changes nothing."""
+def add(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    directories = values["directories"]
+    directory = values["directory"]
+    json = values["json"]
     from mem_core.portfolio.registry import add_projects
 
     portfolio, added = add_projects(_dirs(directories, directory))
@@ -63,10 +54,10 @@ def add(directories: Dirs = None, directory: Directory = None, json: Json = Fals
     output.show(result, json, text)
 
 
-@portfolio_app.command("remove")
-def remove(directories: Dirs = None, directory: Directory = None, json: Json = False) -> None:
-    """Unregister projects (their files are not touched). A DIR that is not registered is an error
-    and nothing is removed."""
+def remove(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    directories = values["directories"]
+    directory = values["directory"]
+    json = values["json"]
     from mem_core.portfolio.registry import remove_projects
 
     portfolio, removed = remove_projects(_dirs(directories, directory))
@@ -80,10 +71,9 @@ def remove(directories: Dirs = None, directory: Directory = None, json: Json = F
     output.show(result, json, text)
 
 
-@portfolio_app.command("list")
-def list_(directory: Directory = None, json: Json = False) -> None:
-    """The registered projects (a project whose folder is gone shows as missing; the project of -d
-    is marked current) and the brain."""
+def list_(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    directory = values["directory"]
+    json = values["json"]
     from mem_core.portfolio.registry import load_portfolio
     from mem_core.project import find_project
 
@@ -106,22 +96,12 @@ def list_(directory: Directory = None, json: Json = False) -> None:
     output.show(result, json, text)
 
 
-@portfolio_app.command("scan")
-def scan(
-    folder: Annotated[
-        Optional[str],
-        typer.Argument(help="The folder to search (default: the -d directory).", metavar="[DIR]", show_default=False),
-    ] = None,
-    yes: Annotated[
-        bool, typer.Option("--yes", help="Register the projects found (without it: only list them).")
-    ] = False,
-    depth: Annotated[int, typer.Option(help="How many folder levels below DIR to search.", metavar="N")] = 4,
-    directory: Directory = None,
-    json: Json = False,
-) -> None:
-    """Find the projects under DIR (a folder holding .bmad/memory/, .agents/memory/ or a mem.toml;
-    node_modules, .git, virtual environments, hidden folders and the inside of a project are not
-    searched). Lists them; registers them only with --yes (never asks)."""
+def scan(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    folder = values["folder"]
+    yes = values["yes"]
+    depth = values["depth"]
+    directory = values["directory"]
+    json = values["json"]
     from mem_core.portfolio.registry import add_projects, load_portfolio, scan_projects
 
     if folder is None:
@@ -147,21 +127,11 @@ def scan(
     output.show(result, json, text)
 
 
-@portfolio_app.command("brain")
-def brain(
-    folder: Annotated[
-        Optional[str],
-        typer.Argument(
-            help="The brain folder (its memory/ holds the shared notes).", metavar="[DIR]", show_default=False
-        ),
-    ] = None,
-    unset: Annotated[bool, typer.Option("--unset", help="Forget the brain (its files are not touched).")] = False,
-    directory: Directory = None,
-    json: Json = False,
-) -> None:
-    """Show the portfolio brain, or set it to DIR: recall --scope portfolio and --scope all read
-    DIR/memory/ when neither --portfolio nor the portfolio setting names another (the setting of
-    the project of -d is shown when it does)."""
+def brain(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    folder = values["folder"]
+    unset = values["unset"]
+    directory = values["directory"]
+    json = values["json"]
     from mem_core.errors import MemError
     from mem_core.portfolio.registry import load_portfolio, set_brain
     from mem_core.settings import load_settings
@@ -187,18 +157,49 @@ def brain(
     output.show(result, json, text)
 
 
-@portfolio_app.command("proposals")
-def proposals(directory: Directory = None, json: Json = False) -> None:
-    """Lessons to move to the brain (read-only; mem moves nothing): a lessons.md section backed by
-    current receipts (as mem outcomes reports them) in two or more registered projects. Receipts
-    are checked by the verifiers of the project of -d."""
+def proposals(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    directory = values["directory"]
+    json = values["json"]
+    from mem_cli.render import portfolio_proposals
     from mem_core.portfolio.proposals import brain_proposals
 
     result = brain_proposals(directory)
     for item in result["skipped"]:
         output.err(output.one_line(f"mem portfolio proposals: skipped {item['project']}: {item['reason']}"))
-    output.show(result, json, render.portfolio_proposals)
+    output.show(result, json, portfolio_proposals)
 
 
-def register(app: typer.Typer) -> None:
-    app.add_typer(portfolio_app)
+DIRS = Argument("directories", "Project directories (default: the project of -d).", metavar="[DIR]...", multiple=True)
+
+COMMAND = Command(
+    "portfolio",
+    "The portfolio: the projects `mem recall --scope all` recalls together, and their brain.",
+    group=PROJECT,
+    subcommands=(
+        Command("add", "Register projects: each DIR's project root (the nearest folder up holding .bmad/ or .agents/, as -d finds it; else DIR), as a real path. Registering a project twice changes nothing.", run=add, arguments=(DIRS,), options=(DIRECTORY, JSON)),
+        Command("remove", 'Unregister projects (their files are not touched). A DIR that is not registered is an error and nothing is removed.', run=remove, arguments=(DIRS,), options=(DIRECTORY, JSON)),
+        Command("list", 'The registered projects (a project whose folder is gone shows as missing; the project of -d is marked current) and the brain.', run=list_, options=(DIRECTORY, JSON)),
+        Command(
+            "scan", 'Find the projects under DIR (a folder holding .bmad/memory/, .agents/memory/ or a mem.toml; node_modules, .git, virtual environments, hidden folders and the inside of a project are not searched). Lists them; registers them only with --yes (never asks).', run=scan,
+            arguments=(
+                Argument("folder", "The folder to search (default: the -d directory).", metavar="[DIR]", required=False),
+            ),
+            options=(
+                Option("yes", "--yes", "Register the projects found (without it: only list them)."),
+                Option("depth", "--depth", "How many folder levels below DIR to search.", metavar="N", kind=int, default=4),
+                DIRECTORY,
+                JSON,
+            ),
+        ),
+        Command(
+            "brain", 'Show the portfolio brain, or set it to DIR: recall --scope portfolio and --scope all read DIR/memory/ when neither --portfolio nor the portfolio setting names another (the setting of the project of -d is shown when it does).', run=brain,
+            arguments=(
+                Argument(
+                    "folder", "The brain folder (its memory/ holds the shared notes).", metavar="[DIR]", required=False
+                ),
+            ),
+            options=(Option("unset", "--unset", "Forget the brain (its files are not touched)."), DIRECTORY, JSON),
+        ),
+        Command("proposals", 'Lessons to move to the brain (read-only; mem moves nothing): a lessons.md section backed by current receipts (as mem outcomes reports them) in two or more registered projects. Receipts are checked by the verifiers of the project of -d.', run=proposals, options=(DIRECTORY, JSON)),
+    ),
+)  # fmt: skip

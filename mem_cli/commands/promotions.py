@@ -4,66 +4,74 @@ human's decision."""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import typer
+from mem_cli import output
+from mem_cli.commands import DIRECTORY, HUMAN, JSON, PROJECT
+from mem_cli.declare import Argument, Command, Option
 
-from mem_cli import output, render
-from mem_cli.options import Directory, Human, Json
+if TYPE_CHECKING:
+    from typing import Any
 
-promotions_app = typer.Typer(
-    name="promotions",
-    help="The proposed promotions not decided yet, with the pattern's current score and the evidence ids, "
-    "and the decisions taken; accept or reject one (a human only).",
-    invoke_without_command=True,
-    add_completion=False,
-    rich_markup_mode=None,
-)
-
-PromotionId = Annotated[str, typer.Argument(help="The promotion's id (mem promotions).", metavar="ID",
-                                            show_default=False)]  # fmt: skip
-Reason = Annotated[Optional[str], typer.Option(help="Why (kept with the decision).", metavar="TEXT")]
+    from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
 
-@promotions_app.callback()
-def promotions(ctx: typer.Context, directory: Directory = None, json: Json = False) -> None:
-    """The proposed promotions not decided yet, with the pattern's current score and the evidence ids, and the
-    decisions taken (read-only)."""
-    if ctx.invoked_subcommand is not None:
-        return
+def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_cli import render
     from mem_core.reinforcement.views import proposed_promotions
 
-    result = proposed_promotions(directory)
-    output.show(result, json, render.promotions)
+    result = proposed_promotions(values["directory"])
+    output.show(result, values["json"], render.promotions)
 
 
-def _decide(decision: str, promotion_id: str, reason: str | None, human: str | None, directory: str | None,
-            json: bool) -> None:  # fmt: skip
+def _decide(decision: str, values: Mapping[str, Any]) -> None:
+    from mem_cli import render
     from mem_core.reinforcement.decisions import decide
 
-    result = decide(promotion_id, decision, reason, human=human, directory=directory)
-    output.show(result, json, render.decision)
+    result = decide(
+        values["promotion_id"], decision, values["reason"], human=values["human"], directory=values["directory"]
+    )
+    output.show(result, values["json"], render.decision)
 
 
-@promotions_app.command("accept")
-def accept(
-    promotion_id: PromotionId, reason: Reason = None, human: Human = None, directory: Directory = None,
-    json: Json = False,
-) -> None:  # fmt: skip
-    """Approve a proposed promotion as you (a human): asks your human key's passphrase on the terminal (where no
-    human key is trusted, asks you to confirm there)."""
-    _decide("accept", promotion_id, reason, human, directory, json)
+def accept(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    _decide("accept", values)
 
 
-@promotions_app.command("reject")
-def reject(
-    promotion_id: PromotionId, reason: Reason = None, human: Human = None, directory: Directory = None,
-    json: Json = False,
-) -> None:  # fmt: skip
-    """Reject a proposed promotion as you (a human): asks your human key's passphrase on the terminal (where no
-    human key is trusted, asks you to confirm there)."""
-    _decide("reject", promotion_id, reason, human, directory, json)
+def reject(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    _decide("reject", values)
 
 
-def register(app: typer.Typer) -> None:
-    app.add_typer(promotions_app)
+_PROMOTION_ID = Argument("promotion_id", "The promotion's id (mem promotions).", metavar="ID")
+_REASON = Option("reason", "--reason", "Why (kept with the decision).", metavar="TEXT")
+_ASKS = (
+    "as you (a human): asks your human key's passphrase on the terminal (where no human key is trusted, asks you "
+    "to confirm there)."
+)
+
+COMMAND = Command(
+    "promotions",
+    "The proposed promotions not decided yet, with the pattern's current score and the evidence ids, and the "
+    "decisions taken; accept or reject one (a human only).",
+    group=PROJECT,
+    run=run,
+    options=(DIRECTORY, JSON),
+    subcommands=(
+        Command(
+            "accept",
+            f"Approve a proposed promotion {_ASKS}",
+            run=accept,
+            arguments=(_PROMOTION_ID,),
+            options=(_REASON, HUMAN, DIRECTORY, JSON),
+        ),
+        Command(
+            "reject",
+            f"Reject a proposed promotion {_ASKS}",
+            run=reject,
+            arguments=(_PROMOTION_ID,),
+            options=(_REASON, HUMAN, DIRECTORY, JSON),
+        ),
+    ),
+)

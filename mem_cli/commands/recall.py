@@ -6,16 +6,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from mem_cli import output
+from mem_cli.commands import AGENT, DIRECTORY, JSON
+from mem_cli.declare import Argument, Command, Option
 
 if TYPE_CHECKING:
     from typing import Any
 
     from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
-HELP = "Ranked retrieval over the journal, the Markdown notes and the other note sources."
 
-
-def run(values: Mapping[str, Any], kernel: Kernel | None = None) -> None:
+def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_cli import render
     from mem_core.retrieval.api import recall
 
@@ -39,3 +40,36 @@ def run(values: Mapping[str, Any], kernel: Kernel | None = None) -> None:
         output.err(line)
     for note in result.notes:
         output.err(f"mem recall: note: {output.one_line(note)}")
+
+
+COMMAND = Command(
+    "recall",
+    "Ranked retrieval over the journal, the Markdown notes and the other note sources.",
+    group=AGENT,
+    run=run,
+    arguments=(Argument("query", "Words to look for (joined with spaces).", multiple=True),),
+    options=(
+        DIRECTORY,
+        Option(
+            "scope", "--scope",
+            "project | portfolio (adds <portfolio>/memory/) | all (every project of mem portfolio list, and the brain).",
+            metavar="SCOPE",
+        ),
+        Option(
+            "portfolio", "--portfolio",
+            "Portfolio brain directory, searched with --scope portfolio or all (default: mem portfolio brain).",
+            metavar="PATH",
+        ),
+        Option("limit", "--limit", "How many results to keep.  [default: 8]", metavar="N"),
+        Option(
+            "ranking", "--ranking",
+            "lexical (default, or the recall_ranking setting) | bm25 (accents, stems, CJK) | evidence | a plugin's ranker.",
+            metavar="MODE",
+        ),
+        Option(
+            "context_scope", "--context-scope", "Comma-separated project paths the question is about (evidence ranking).",
+            metavar="PATHS",
+        ),
+        JSON,
+    ),
+)  # fmt: skip

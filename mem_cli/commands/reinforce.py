@@ -6,17 +6,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from mem_cli import output
-from mem_cli.commands import given_signals
+from mem_cli.commands import AGENT, DIRECTORY, JSON, SIGNAL_OPTIONS, given_signals
+from mem_cli.declare import Command, Option
 
 if TYPE_CHECKING:
     from typing import Any
 
     from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
-HELP = "Apply a reward to a pattern score (promotions are PROPOSED only, never applied)."
 
-
-def run(values: Mapping[str, Any], kernel: Kernel | None = None) -> None:
+def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     """Text lines are printed one by one, as the reference prints them: when a
     stored score cannot be formatted, the lines before it are already out."""
     from mem_core.reinforcement.api import reinforce
@@ -35,3 +35,22 @@ def run(values: Mapping[str, Any], kernel: Kernel | None = None) -> None:
 
     for line in render.reinforce(result):
         output.out(line)
+
+
+COMMAND = Command(
+    "reinforce",
+    "Apply a reward to a pattern score (promotions are PROPOSED only, never applied).",
+    group=AGENT,
+    run=run,
+    options=(
+        DIRECTORY,
+        Option("pattern", "--pattern", "Pattern id to reinforce: its heading in patterns.md (required).", metavar="ID"),
+        Option(
+            "evidence", "--evidence",
+            "Comma-separated journal event ids backing the reinforcement (copied into a promotion).",
+            metavar="IDS",
+        ),
+        *SIGNAL_OPTIONS,
+        JSON,
+    ),
+)  # fmt: skip

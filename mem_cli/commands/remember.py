@@ -2,112 +2,92 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import typer
+from mem_cli import output
+from mem_cli.commands import DIRECTORY, HUMAN, JSON, MEMORIES, MIND, USER
+from mem_cli.declare import Argument, Command, Option
 
-from mem_cli import output, render
-from mem_cli.options import Directory, Human, Json, Mind, User
+if TYPE_CHECKING:
+    from typing import Any
 
-Value = Optional[str]
+    from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
 
-def remember(
-    ctx: typer.Context,
-    category: Annotated[
-        str,
-        typer.Argument(
-            help="identity | preference | fact | project | skill | mistake | context | note",
-            metavar="CATEGORY",
-            show_default=False,
-        ),
-    ],
-    key: Annotated[
-        str,
-        typer.Argument(
-            help="Stable snake_case key, unique within (mind, category); storing it again updates.",
-            metavar="KEY",
-            show_default=False,
-        ),
-    ],
-    content: Annotated[
-        Optional[list[str]],
-        typer.Argument(
-            help="The memory (words are joined with spaces); put -- before it when it starts with -; "
-            "- alone reads it from stdin.",
-            metavar="[CONTENT]...",
-            show_default=False,
-        ),
-    ] = None,
-    text: Annotated[
-        Value, typer.Option("--content", help="The memory as one option value (may start with -).", metavar="TEXT")
-    ] = None,
-    content_file: Annotated[
-        Value,
-        typer.Option("--content-file", help="Read the memory from this file (UTF-8, at most 16 KiB).", metavar="FILE"),
-    ] = None,
-    tag: Annotated[
-        Optional[list[str]],
-        typer.Option(
-            help="A tag (repeatable, or comma-separated); stored lower-case; on an update it replaces the tags.",
-            metavar="TAG",
-        ),
-    ] = None,
-    no_tags: Annotated[bool, typer.Option("--no-tags", help="Remove every tag (on an update).")] = False,
-    priority: Annotated[
-        Value,
-        typer.Option(help="low | normal | high | critical.  [default: normal; an update keeps it]", metavar="P"),
-    ] = None,
-    confidence: Annotated[
-        Value,
-        typer.Option(help="0 to 1.  [default: 0.7, or 1 with --as-user; an update keeps it]", metavar="C"),
-    ] = None,
-    expires: Annotated[
-        Value,
-        typer.Option(
-            help="When it expires: an ISO-8601 date or time, or a duration like 7d, 12h, 30m (an update keeps it).",
-            metavar="WHEN",
-        ),
-    ] = None,
-    no_expiry: Annotated[bool, typer.Option("--no-expiry", help="Make it never expire (on an update).")] = False,
-    mind: Mind = None,
-    user: User = False,
-    as_user: Annotated[
-        bool,
-        typer.Option(
-            "--as-user",
-            help="Store it as said by you (source user), signed with your human key: asks its passphrase on "
-            "the terminal (where no human key is trusted, asks you to confirm there).",
-        ),
-    ] = False,
-    human: Human = None,
-    directory: Directory = None,
-    json: Json = False,
-) -> None:
-    """Store a structured memory, or update the one with the same category and
-    key (what an update does not mention keeps its value)."""
-    from mem_core.memories.service import remember as run
+def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_cli import render
+    from mem_core.memories.service import remember
     from mem_core.memories.validate import content_of
 
-    result = run(
-        category,
-        key,
-        content_of(content, text, content_file),
-        tags=tag,
-        priority=priority,
-        confidence=confidence,
-        expires=expires,
-        no_tags=no_tags,
-        no_expiry=no_expiry,
-        mind=mind,
-        user=user,
-        as_user=as_user,
-        human=human,
-        directory=directory,
-        kernel=ctx.obj,
+    result = remember(
+        values["category"],
+        values["key"],
+        content_of(values["content"], values["text"], values["content_file"]),
+        tags=values["tag"],
+        priority=values["priority"],
+        confidence=values["confidence"],
+        expires=values["expires"],
+        no_tags=values["no_tags"],
+        no_expiry=values["no_expiry"],
+        mind=values["mind"],
+        user=values["user"],
+        as_user=values["as_user"],
+        human=values["human"],
+        directory=values["directory"],
+        kernel=kernel,
+        kernel_settings=settings,
     )
-    output.show(result, json, render.remember)
+    output.show(result, values["json"], render.remember)
 
 
-def register(app: typer.Typer) -> None:
-    app.command()(remember)
+COMMAND = Command(
+    "remember",
+    "Store a structured memory, or update the one with the same category and key "
+    "(what an update does not mention keeps its value).",
+    group=MEMORIES,
+    run=run,
+    light=True,
+    arguments=(
+        Argument(
+            "category", "identity | preference | fact | project | skill | mistake | context | note", metavar="CATEGORY"
+        ),
+        Argument("key", "Stable snake_case key, unique within (mind, category); storing it again updates.", metavar="KEY"),
+        Argument(
+            "content",
+            "The memory (words are joined with spaces); put -- before it when it starts with -; "
+            "- alone reads it from stdin.",
+            metavar="[CONTENT]...",
+            multiple=True,
+        ),
+    ),
+    options=(
+        Option("text", "--content", "The memory as one option value (may start with -).", metavar="TEXT"),
+        Option("content_file", "--content-file", "Read the memory from this file (UTF-8, at most 16 KiB).", metavar="FILE"),
+        Option(
+            "tag", "--tag",
+            "A tag (repeatable, or comma-separated); stored lower-case; on an update it replaces the tags.",
+            metavar="TAG", multiple=True,
+        ),
+        Option("no_tags", "--no-tags", "Remove every tag (on an update)."),
+        Option("priority", "--priority", "low | normal | high | critical.  [default: normal; an update keeps it]", metavar="P"),
+        Option("confidence", "--confidence", "0 to 1.  [default: 0.7, or 1 with --as-user; an update keeps it]", metavar="C"),
+        Option(
+            "expires", "--expires",
+            "When it expires: an ISO-8601 date or time, or a duration like 7d, 12h, 30m (an update keeps it).",
+            metavar="WHEN",
+        ),
+        Option("no_expiry", "--no-expiry", "Make it never expire (on an update)."),
+        MIND,
+        USER,
+        Option(
+            "as_user", "--as-user",
+            "Store it as said by you (source user), signed with your human key: asks its passphrase on "
+            "the terminal (where no human key is trusted, asks you to confirm there).",
+        ),
+        HUMAN,
+        DIRECTORY,
+        JSON,
+    ),
+)  # fmt: skip

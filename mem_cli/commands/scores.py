@@ -2,19 +2,32 @@
 
 from __future__ import annotations
 
-import typer
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from mem_cli import output, render
-from mem_cli.options import Directory, Json
+from mem_cli import output
+from mem_cli.commands import DIRECTORY, JSON, PROJECT
+from mem_cli.declare import Command
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
 
-def scores(directory: Directory = None, json: Json = False) -> None:
-    """The pattern scores `mem reinforce` keeps: Elo, mean, updates, last update; highest Elo first (read-only)."""
+def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    from mem_cli import render
     from mem_core.reinforcement.views import pattern_scores
 
-    result = pattern_scores(directory)
-    output.show(result, json, render.scores)
+    result = pattern_scores(values["directory"])
+    output.show(result, values["json"], render.scores)
 
 
-def register(app: typer.Typer) -> None:
-    app.command()(scores)
+COMMAND = Command(
+    "scores",
+    "The pattern scores `mem reinforce` keeps: Elo, mean, updates, last update; highest Elo first (read-only).",
+    group=PROJECT,
+    run=run,
+    options=(DIRECTORY, JSON),
+)

@@ -3,105 +3,63 @@ its key and first human, manage agent keys, check the audit chain."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Optional
-
-import typer
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from mem_cli import output
-from mem_cli.options import Directory, Json
+from mem_cli.commands import DIRECTORY, INTEGRATION, JSON
+from mem_cli.declare import Argument, Command, Option
 
-serve_app = typer.Typer(
-    name="serve",
-    help="The team server: JSON over HTTP for agents (agent keys) and humans (human keys), with an audit log.",
-    invoke_without_command=True,
-    add_completion=False,
-    rich_markup_mode=None,
+if TYPE_CHECKING:
+    from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
+
+STORE = Option(
+    "store",
+    "--store",
+    "sqlite (the project's file) or postgres (DSN from $MEM_POSTGRES_DSN or the variable "
+    "postgres_dsn_env names).  [default: the project's store setting]",
+    metavar="sqlite|postgres",
 )
-keys_app = typer.Typer(name="keys", help="Agent keys: create, list, revoke.", no_args_is_help=True,
-                       add_completion=False, rich_markup_mode=None)  # fmt: skip
-audit_app = typer.Typer(name="audit", help="The audit log: check its hash chain.", no_args_is_help=True,
-                        add_completion=False, rich_markup_mode=None)  # fmt: skip
-serve_app.add_typer(keys_app)
-serve_app.add_typer(audit_app)
-
-Store = Annotated[
-    Optional[str],
-    typer.Option(help="sqlite (the project's file) or postgres (DSN from $MEM_POSTGRES_DSN or the variable "
-                 "postgres_dsn_env names).  [default: the project's store setting]", metavar="sqlite|postgres"),
-]  # fmt: skip
-KeyFile = Annotated[
-    Optional[str],
-    typer.Option("--key-file", help="The server's own key.  [default: $MEM_SERVER_KEY_FILE, else "
-                 "<user config dir>/server/server.key]", metavar="FILE"),
-]  # fmt: skip
+KEY_FILE = Option(
+    "key_file", "--key-file",
+    "The server's own key.  [default: $MEM_SERVER_KEY_FILE, else <user config dir>/server/server.key]",
+    metavar="FILE",
+)  # fmt: skip
 
 
 def _text(lines: list[str]) -> Any:
     return lambda _value: "\n".join(lines)
 
 
-@serve_app.callback()
-def serve(
-    ctx: typer.Context,
-    store: Store = None,
-    directory: Directory = None,
-    host: Annotated[str, typer.Option(help="Address to bind.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to bind.")] = 8765,
-    tls_cert: Annotated[Optional[str], typer.Option(help="TLS certificate (PEM).", metavar="FILE")] = None,
-    tls_key: Annotated[Optional[str], typer.Option(help="TLS private key (PEM).", metavar="FILE")] = None,
-    insecure_http: Annotated[
-        bool,
-        typer.Option(
-            help="Bind beyond 127.0.0.1 without TLS: keys and sessions cross the network in clear "
-            "text (only behind a TLS-terminating proxy on a network you trust)."
-        ),
-    ] = False,  # fmt: skip
-    key_file: KeyFile = None,
-    rate: Annotated[int, typer.Option(help="Default requests a minute for new agent keys.")] = 600,
-) -> None:
-    """Serve the project's store over HTTP (one replica; run several over one PostgreSQL database)."""
-    if ctx.invoked_subcommand is not None:
-        ctx.obj = {"store": store, "directory": directory, "key_file": key_file}
-        return
+def serve(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_server.manage import serve as run
     from mem_server.manage import server_config
 
-    run(server_config(directory, store, key_file, rate), host=host, port=port, tls_cert=tls_cert,
-        tls_key=tls_key, insecure_http=insecure_http)  # fmt: skip
+    config = server_config(values["directory"], values["store"], values["key_file"], values["rate"])
+    run(config, host=values["host"], port=values["port"], tls_cert=values["tls_cert"], tls_key=values["tls_key"],
+        insecure_http=values["insecure_http"])  # fmt: skip
 
 
-def _config(ctx: typer.Context, store: str | None, directory: str | None, key_file: str | None) -> Any:
+def _config(values: Mapping[str, Any]) -> Any:
+    """The server's configuration: a subcommand's own options, else those given to ``mem serve``."""
     from mem_server.manage import server_config
 
-    given = ctx.obj if isinstance(ctx.obj, dict) else {}
-    return server_config(directory or given.get("directory"), store or given.get("store"),
-                         key_file or given.get("key_file"))  # fmt: skip
+    given = values["group"]
+    return server_config(values["directory"] or given.get("directory"), values["store"] or given.get("store"),
+                         values["key_file"] or given.get("key_file"))  # fmt: skip
 
 
-@serve_app.command("init")
-def init(
-    ctx: typer.Context,
-    human: Annotated[str, typer.Option("--human", help="The first human's name (a `mem human` key).")],
-    public_key: Annotated[
-        Optional[str],
-        typer.Option(
-            help="Their public key file (.pub).  [default: the public half of the `mem human` key "
-            "NAME on this machine]",
-            metavar="FILE",
-        ),
-    ] = None,  # fmt: skip
-    store: Store = None,
-    directory: Directory = None,
-    key_file: KeyFile = None,
-    json: Json = False,
-) -> None:
-    """At the server's terminal: make the server's key and trust its first human (asks 'yes' on the terminal)."""
+def init(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    human = values["human"]
+    public_key = values["public_key"]
+    json = values["json"]
     from mem_core.errors import MemError
     from mem_core.humans.keys import local_public
     from mem_core.humans.terminal import Terminal
     from mem_server.manage import init_server
 
-    config = _config(ctx, store, directory, key_file)
+    config = _config(values)
     if public_key is not None:
         try:
             with open(public_key, encoding="utf-8") as handle:
@@ -123,24 +81,17 @@ def init(
     ]))  # fmt: skip
 
 
-@keys_app.command("create")
-def keys_create(
-    ctx: typer.Context,
-    mind: Annotated[str, typer.Option(help="The one mind this key may read and write.")],
-    read_only: Annotated[bool, typer.Option("--read-only", help="Reads only.")] = False,
-    expires: Annotated[Optional[str], typer.Option(help="Expiry: a duration (30d) or a date.")] = None,
-    rate: Annotated[int, typer.Option(help="Requests a minute, across every replica.")] = 600,
-    label: Annotated[str, typer.Option(help="A note for `keys list`.")] = "",
-    store: Store = None,
-    directory: Directory = None,
-    key_file: KeyFile = None,
-    json: Json = False,
-) -> None:
-    """Make an agent key for MIND; it is printed once (only its hash is kept)."""
+def keys_create(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    mind = values["mind"]
+    read_only = values["read_only"]
+    expires = values["expires"]
+    rate = values["rate"]
+    label = values["label"]
+    json = values["json"]
     from mem_server.credentials import create_key
     from mem_server.manage import open_server_db
 
-    db, _key = open_server_db(_config(ctx, store, directory, key_file))
+    db, _key = open_server_db(_config(values))
     try:
         key, secret = create_key(db, mind, read_only=read_only, expires=expires, rate_per_minute=rate, label=label,
                                  by="server-terminal")  # fmt: skip
@@ -154,14 +105,12 @@ def keys_create(
     ]))  # fmt: skip
 
 
-@keys_app.command("list")
-def keys_list(ctx: typer.Context, store: Store = None, directory: Directory = None, key_file: KeyFile = None,
-              json: Json = False) -> None:  # fmt: skip
-    """List the agent keys (never the keys themselves)."""
+def keys_list(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    json = values["json"]
     from mem_server.credentials import list_keys
     from mem_server.manage import open_server_db
 
-    db, _key = open_server_db(_config(ctx, store, directory, key_file))
+    db, _key = open_server_db(_config(values))
     try:
         keys = list_keys(db)
     finally:
@@ -174,14 +123,13 @@ def keys_list(ctx: typer.Context, store: Store = None, directory: Directory = No
     output.show({"count": len(keys), "keys": [k.to_json() for k in keys]}, json, _text(lines))
 
 
-@keys_app.command("revoke")
-def keys_revoke(ctx: typer.Context, key_id: Annotated[str, typer.Argument(metavar="ID")], store: Store = None,
-                directory: Directory = None, key_file: KeyFile = None, json: Json = False) -> None:  # fmt: skip
-    """Revoke an agent key: refused from the next request on, on every replica."""
+def keys_revoke(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    key_id = values["key_id"]
+    json = values["json"]
     from mem_server.credentials import revoke_key
     from mem_server.manage import open_server_db
 
-    db, _key = open_server_db(_config(ctx, store, directory, key_file))
+    db, _key = open_server_db(_config(values))
     try:
         key = revoke_key(db, key_id, by="server-terminal")
     finally:
@@ -189,18 +137,9 @@ def keys_revoke(ctx: typer.Context, key_id: Annotated[str, typer.Argument(metava
     output.show(key.to_json(), json, _text([f"mem serve keys: revoked {key.id} (mind {key.mind}) at {key.revoked_at}"]))
 
 
-@audit_app.command("verify")
-def audit_verify(
-    ctx: typer.Context,
-    expect: Annotated[
-        Optional[str], typer.Option(help="A head seen earlier, SEQ:HASH, that must still be there.")
-    ] = None,
-    store: Store = None,
-    directory: Directory = None,
-    key_file: KeyFile = None,
-    json: Json = False,
-) -> None:
-    """Recompute the audit log's hash chain and its signatures; report the first break (exit 1)."""
+def audit_verify(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+    expect = values["expect"]
+    json = values["json"]
     from mem_core.errors import MemError
     from mem_server.audit import verify
     from mem_server.manage import open_server_db
@@ -211,7 +150,7 @@ def audit_verify(
         if not seq.isdigit() or len(digest) != 64:
             raise MemError("--expect is SEQ:HASH (a head `audit verify` printed)")
         expected = (int(seq), digest)
-    db, key = open_server_db(_config(ctx, store, directory, key_file))
+    db, key = open_server_db(_config(values))
     try:
         report = verify(db, key, expect=expected)
     finally:
@@ -226,5 +165,97 @@ def audit_verify(
     ]))  # fmt: skip
 
 
-def register(app: typer.Typer) -> None:
-    app.add_typer(serve_app)
+COMMAND = Command(
+    "serve",
+    "The team server: JSON over HTTP for agents (agent keys) and humans (human keys), with an audit log.",
+    group=INTEGRATION,
+    run=serve,
+    options=(
+        STORE,
+        DIRECTORY,
+        Option("host", "--host", "Address to bind.", kind=str, default="127.0.0.1"),
+        Option("port", "--port", "Port to bind.", kind=int, default=8765),
+        Option("tls_cert", "--tls-cert", "TLS certificate (PEM).", metavar="FILE"),
+        Option("tls_key", "--tls-key", "TLS private key (PEM).", metavar="FILE"),
+        Option(
+            "insecure_http", "--insecure-http",
+            "Bind beyond 127.0.0.1 without TLS: keys and sessions cross the network in clear "
+            "text (only behind a TLS-terminating proxy on a network you trust).",
+            negatable=True,
+        ),
+        KEY_FILE,
+        Option("rate", "--rate", "Default requests a minute for new agent keys.", kind=int, default=600),
+    ),
+    subcommands=(
+        Command(
+            "keys",
+            "Agent keys: create, list, revoke.",
+            subcommands=(
+                Command(
+                    "create",
+                    "Make an agent key for MIND; it is printed once (only its hash is kept).",
+                    run=keys_create,
+                    options=(
+                        Option("mind", "--mind", "The one mind this key may read and write.", kind=str, required=True),
+                        Option("read_only", "--read-only", "Reads only."),
+                        Option("expires", "--expires", "Expiry: a duration (30d) or a date.", kind=str),
+                        Option("rate", "--rate", "Requests a minute, across every replica.", kind=int, default=600),
+                        Option("label", "--label", "A note for `keys list`.", kind=str, default=""),
+                        STORE,
+                        DIRECTORY,
+                        KEY_FILE,
+                        JSON,
+                    ),
+                ),
+                Command(
+                    "list",
+                    "List the agent keys (never the keys themselves).",
+                    run=keys_list,
+                    options=(STORE, DIRECTORY, KEY_FILE, JSON),
+                ),
+                Command(
+                    "revoke",
+                    "Revoke an agent key: refused from the next request on, on every replica.",
+                    run=keys_revoke,
+                    arguments=(Argument("key_id", "", metavar="ID"),),
+                    options=(STORE, DIRECTORY, KEY_FILE, JSON),
+                ),
+            ),
+        ),
+        Command(
+            "audit",
+            "The audit log: check its hash chain.",
+            subcommands=(
+                Command(
+                    "verify",
+                    "Recompute the audit log's hash chain and its signatures; report the first break (exit 1).",
+                    run=audit_verify,
+                    options=(
+                        Option("expect", "--expect", "A head seen earlier, SEQ:HASH, that must still be there.", kind=str),
+                        STORE,
+                        DIRECTORY,
+                        KEY_FILE,
+                        JSON,
+                    ),
+                ),
+            ),
+        ),
+        Command(
+            "init",
+            "At the server's terminal: make the server's key and trust its first human (asks 'yes' on the terminal).",
+            run=init,
+            options=(
+                Option("human", "--human", "The first human's name (a `mem human` key).", kind=str, required=True),
+                Option(
+                    "public_key", "--public-key",
+                    "Their public key file (.pub).  [default: the public half of the `mem human` key NAME on this machine]",
+                    metavar="FILE",
+                ),
+                STORE,
+                DIRECTORY,
+                KEY_FILE,
+                JSON,
+            ),
+        ),
+    ),
+)  # fmt: skip

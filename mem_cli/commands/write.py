@@ -6,17 +6,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from mem_cli import output
-from mem_cli.commands import given_signals
+from mem_cli.commands import AGENT, DIRECTORY, JSON, SIGNAL_OPTIONS, given_signals
+from mem_cli.declare import Command, Option
 
 if TYPE_CHECKING:
     from typing import Any
 
     from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
-HELP = "Append a structured event to .bmad/memory/journal.ndjson."
 
-
-def run(values: Mapping[str, Any], kernel: Kernel | None = None) -> None:
+def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_core.journal.api import write
 
     result = write(
@@ -35,3 +35,25 @@ def run(values: Mapping[str, Any], kernel: Kernel | None = None) -> None:
     from mem_cli import render
 
     output.out(render.write(result))
+
+
+COMMAND = Command(
+    "write",
+    "Append a structured event to .bmad/memory/journal.ndjson.",
+    group=AGENT,
+    run=run,
+    options=(
+        DIRECTORY,
+        Option("agent", "--agent", "Agent that produced the event (required).", metavar="NAME"),
+        Option(
+            "cli", "--cli",
+            "Driving assistant: claude-code, gemini-cli, codex-cli, cursor, opencode, aider, antigravity …",
+            metavar="NAME",
+        ),
+        Option("model", "--model", "Model id, recorded as is.", metavar="ID"),
+        Option("task", "--task", "What was attempted.", metavar="TEXT"),
+        Option("outcome", "--outcome", "success | failure | partial | abandoned", metavar="OUTCOME"),
+        *SIGNAL_OPTIONS,
+        JSON,
+    ),
+)  # fmt: skip

@@ -1,5 +1,6 @@
-"""The fast path of ``mem remember``, ``mem memories`` and ``mem context``
-(mem_cli.fast, mem_core.memories.service): the same bytes as the typer path for
+"""The light path of ``mem remember``, ``mem memories`` and ``mem context``
+(their declarations run by mem_cli.main without typer, on
+mem_core.memories.service): the same bytes as the typer path for
 every line, typer for every line it does not own, plugins still honoured,
 and the light start-up it exists for."""
 
@@ -15,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from mem_cli import fast
+import mem_cli.main
+from mem_cli.compat import declared, parse_command
 from mem_core.errors import MemError
 from mem_core.kernel.discovery import DEFAULT_PLUGINS
 
@@ -109,7 +111,7 @@ def test_the_fast_path_answers_as_typer_does(
     project = tmp_path / "project"
     monkeypatch.setenv("MEM_USER_DIR", str(tmp_path / "user"))
     owned: list[list[str]] = []
-    real = fast.run_fast
+    real = mem_cli.main._run_declared
 
     def counting(command: str, args: Any, json_mode: bool) -> int | None:
         code = real(command, args, json_mode)
@@ -117,10 +119,10 @@ def test_the_fast_path_answers_as_typer_does(
             owned.append([command, *args])
         return code
 
-    monkeypatch.setattr(fast, "run_fast", counting)
+    monkeypatch.setattr(mem_cli.main, "_run_declared", counting)
     quick = _run_all(mem, project, monkeypatch)
     quick_store = (project / ".bmad" / "memory" / "memories.sqlite3").read_bytes()
-    monkeypatch.setattr(fast, "run_fast", lambda *args: None)
+    monkeypatch.setattr(mem_cli.main, "_run_declared", lambda *args: None)
     slow = _run_all(mem, project, monkeypatch)
     for line, a, b in zip(LINES, quick, slow, strict=True):
         assert a == b, line
@@ -131,41 +133,22 @@ def test_the_fast_path_answers_as_typer_does(
     assert len(quick_store) > 0
 
 
-def test_the_table_is_the_typer_commands_options() -> None:
-    """Every option typer declares for the three commands, and nothing else,
-    with its arity (help aside): a new option must be taught to both."""
-    from typer.main import get_command
-
-    from mem_cli.app import CommandLine
-
-    for command in fast.FAST_COMMANDS:
-        group = get_command(CommandLine(None, only=command).app)
-        click_command = group.commands[command]  # type: ignore[attr-defined]
-        declared = {}
-        for param in click_command.params:
-            if param.param_type_name != "option" or "--help" in param.opts:
-                continue
-            for spelling in param.opts:
-                declared[spelling] = (param.name, not param.is_flag, bool(param.multiple))
-        assert declared == fast.FAST_OPTIONS[command], command
-    from mem_cli.main import _FAST
-
-    assert _FAST == fast.FAST_COMMANDS
-
-
 def test_the_parser_takes_what_click_takes() -> None:
-    parsed = fast.parse("remember", ["fact", "--tag", "a", "k", "--content", "--help", "--tag=b", "-d", "-x"])
-    assert parsed is not None
-    values, words = parsed
-    assert words == ["fact", "k"] and values["tag"] == ["a", "b"] and values["text"] == "--help"
+    remember, context = declared("remember"), declared("context")
+    assert remember is not None and context is not None
+    values = parse_command(remember, ["fact", "--tag", "a", "k", "--content", "--help", "--tag=b", "-d", "-x"])
+    assert values is not None
+    assert (values["category"], values["key"], values["content"]) == ("fact", "k", None)
+    assert values["tag"] == ["a", "b"] and values["text"] == "--help"
     assert values["directory"] == "-x" and values["json"] is False and values["priority"] is None
-    empty = fast.parse("remember", [])
-    assert empty is not None and fast.parse("remember", ["fact", "k", "--", "--json"]) == (
-        empty[0],
-        ["fact", "k", "--json"],
-    )
-    for owned_by_typer in (["-h"], ["--help"], ["--json=1"], ["--mind"], ["-dx"], ["-jd", "x"], ["--min", "x"]):
-        assert fast.parse("context", owned_by_typer) is None, owned_by_typer
+    dashed = parse_command(remember, ["fact", "k", "--", "--json"])
+    assert dashed is not None and dashed["content"] == ["--json"] and dashed["json"] is False
+    for owned_by_typer in (["fact"], ["fact", "k", "-x"]):
+        assert parse_command(remember, owned_by_typer) is None, owned_by_typer
+    empty = parse_command(remember, ["fact", ""])
+    assert empty is not None and empty["key"] == ""
+    for owned_by_typer in (["-h"], ["--help"], ["--json=1"], ["--mind"], ["-dx"], ["-jd", "x"], ["--min", "x"], ["x"]):
+        assert parse_command(context, owned_by_typer) is None, owned_by_typer
 
 
 def test_a_plugin_installed_by_entry_point_is_honoured(tmp_path: Path) -> None:
@@ -250,3 +233,22 @@ def test_the_copies_agree_with_their_originals() -> None:
         except MemError as exc:
             got = exc.message
         assert got == expected, text
+
+
+def test_the_parser_leaves_numbers_and_missing_options_to_click() -> None:
+    from mem_cli.declare import Argument, Command, Option
+
+    command = Command(
+        "c",
+        "C.",
+        run=lambda values, kernel, settings: None,
+        arguments=(Argument("folder", "F.", metavar="[DIR]", required=False),),
+        options=(
+            Option("depth", "--depth", "D.", metavar="N", kind=int, default=4),
+            Option("to", "--to", "T.", metavar="X", required=True),
+        ),
+    )
+    assert parse_command(command, ["--to", "x"]) == {"depth": 4, "to": "x", "folder": None}
+    assert parse_command(command, ["d", "--to", ""]) == {"depth": 4, "to": "", "folder": "d"}
+    for owned_by_typer in ([], ["--to", "x", "--depth", "2"], ["a", "b", "--to", "x"]):
+        assert parse_command(command, owned_by_typer) is None, owned_by_typer

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from mem_cli.app import make_app, run_typer
-from mem_cli.compat import Parsed, parse
-from mem_cli.table import ACTION_OPTIONS, COMMANDS, OPTIONS
+from mem_cli.commands import ACTIONS, COMMANDS
+from mem_cli.compat import OPTIONS, Parsed, declared, parse
 from tests.conftest import tree_bytes
 
 CASES = [
@@ -48,7 +48,9 @@ def _typer_args(parsed: Parsed) -> list[str]:
     options the action does not use are left out)."""
     assert parsed.action is not None
     args = [parsed.action]
-    for option in ACTION_OPTIONS[parsed.action]:
+    command = declared(parsed.action)
+    assert command is not None
+    for option in command.options:
         value = parsed.signals.get(option.signal) if option.signal else parsed.values.get(option.dest)
         if value is None:
             continue
@@ -96,11 +98,35 @@ def test_the_typer_app_has_exactly_the_listed_commands() -> None:
     assert names[:5] == list(COMMANDS[:5])
 
 
-@pytest.mark.parametrize("action", list(ACTION_OPTIONS))
+@pytest.mark.parametrize("action", ACTIONS)
 def test_each_action_declares_in_typer_the_options_it_uses(action: str) -> None:
     import typer
 
     command = typer.main.get_command(make_app()).commands[action]  # type: ignore[attr-defined]
-    declared = {opt for param in command.params for opt in param.opts if opt.startswith("-")}
-    spelled = {name for name, option in OPTIONS.items() if option in ACTION_OPTIONS[action]}
-    assert declared - {"--help"} == spelled
+    in_typer = {opt for param in command.params for opt in param.opts if opt.startswith("-")}
+    declaration = declared(action)
+    assert declaration is not None
+    spelled = {name for name, option in OPTIONS.items() if option in declaration.options}
+    assert in_typer - {"--help"} == spelled
+
+
+def test_a_group_passes_its_options_to_its_subcommand() -> None:
+    """A subcommand's handler sees the group's options (``mem serve --store
+    x keys list``) in ``values["group"]``, and its own beside them."""
+    import typer
+
+    from mem_cli.app import CommandLine
+    from mem_cli.declare import Argument, Command, Option
+
+    seen: list[dict[str, object]] = []
+    show = Command("show", "Show.", run=lambda values, kernel, settings: seen.append(dict(values)),
+                   arguments=(Argument("what", "What.", metavar="WHAT"),))  # fmt: skip
+    group = Command("grp", "Group.", run=lambda values, kernel, settings: None,
+                    options=(Option("level", "--level", "Level.", metavar="N", kind=int, default=1),),
+                    subcommands=(show,))  # fmt: skip
+    cli = CommandLine(None, only="scores")
+    cli.add(group)
+    command = typer.main.get_command(cli.app)
+    command.main(["grp", "--level", "3", "show", "it"], prog_name="mem", standalone_mode=False)
+    command.main(["grp", "show", "that"], prog_name="mem", standalone_mode=False)
+    assert seen == [{"what": "it", "group": {"level": 3}}, {"what": "that", "group": {"level": 1}}]

@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mem_cli.compat import parse
+from mem_cli.commands import ACTIONS, COMMANDS
+from mem_cli.compat import OPTIONS, parse
 from mem_cli.main import main
-from mem_cli.table import ACTIONS, COMMANDS, OPTIONS
 
 pytestmark = pytest.mark.reliability
 
