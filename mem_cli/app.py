@@ -88,16 +88,20 @@ def _ordered_group() -> type:
             shown = [(name, command) for name, command in shown if not command.hidden]
             if not shown:
                 return
-            limit = formatter.width - 6 - max(len(name) for name, _ in shown)
             groups: dict[str, list[tuple[str, str]]] = {}
             for name, command in shown:
                 heading = getattr(command, "rich_help_panel", None) or OTHER_GROUP
-                groups.setdefault(heading, []).append((name, command.get_short_help_str(limit)))
+                # each command's whole first sentence, wrapped: cut to one line it ended mid-word
+                groups.setdefault(heading, []).append((name, command.get_short_help_str(FIRST_SENTENCE)))
             for heading, rows in groups.items():
                 with formatter.section(heading):
                     formatter.write_dl(rows)
 
     return OrderedGroup
+
+
+#: long enough for any command's first sentence (click cuts the short help at its limit)
+FIRST_SENTENCE = 400
 
 
 def typer_command(

@@ -34,8 +34,10 @@ def test_the_help_lists_each_command_under_its_group() -> None:
     for line in run.stdout.splitlines():
         if line and not line.startswith(" ") and line.endswith(":"):
             heading = line[:-1]
-        elif line.startswith("  ") and heading not in ("", "Options"):
+        elif line.startswith("  ") and not line.startswith("   ") and heading not in ("", "Options"):
             sections.setdefault(heading, []).append(line.split()[0])
+    commands = run.stdout[run.stdout.index("Agent actions:") :]
+    assert "..." not in commands  # every summary is a whole sentence, wrapped rather than cut
     listed = [name for names in sections.values() for name in names]
     assert sorted(listed) == sorted(COMMANDS)
     for name in COMMANDS:
