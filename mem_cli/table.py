@@ -108,7 +108,8 @@ TABLE: tuple[Option, ...] = (
     Option("limit", "--limit", "How many results to keep.  [default: 8]", ("recall",), metavar="n"),
     Option(
         "ranking", "--ranking",
-        "lexical (default, or the recall_ranking setting) | bm25 (accents, stems, CJK) | evidence | a plugin's ranker.",
+        "lexical (default, or the recall_ranking setting) | bm25 (accents, stems, CJK) | evidence "
+        "| hybrid (bm25 + embeddings) | a plugin's ranker.",
         ("recall",), metavar="mode",
     ),
     Option(

@@ -63,6 +63,14 @@ _NAMES = {
     "fold_text": "mem_core.retrieval.analysis",
     "search_words": "mem_core.retrieval.analysis",
     "search_stem": "mem_core.retrieval.analysis",
+    # what a result is worth as evidence (verified, receipt: accepted-current, unverified)
+    "trust_label": "mem_core.retrieval.trust",
+    # local embeddings (the optional ``embeddings`` extra; the hybrid ranking)
+    "embeddings_missing": "mem_core.embeddings",
+    "EMBEDDINGS_MISSING": "mem_core.embeddings",
+    "load_embedder": "mem_core.embeddings.model",
+    "EmbeddingIndex": "mem_core.embeddings.store",
+    "embedding_index_path": "mem_core.embeddings.store",
     # the other plugin kinds
     "RewardSignal": "mem_core.reinforcement.interfaces",
     "OutcomeVerifier": "mem_core.evidence.interfaces",
@@ -112,6 +120,10 @@ _ALIASES = {
     "search_query_terms": "query_terms",
     "fold_text": "fold",
     "search_stem": "stem",
+    "trust_label": "trust",
+    "embeddings_missing": "missing",
+    "EMBEDDINGS_MISSING": "MISSING",
+    "embedding_index_path": "index_path",
 }
 
 __all__ = ["hookimpl", "MemError", *_NAMES]

@@ -286,6 +286,31 @@ SPECS: tuple[Spec, ...] = (
         "the ranking mem recall uses without --ranking (lexical, bm25, evidence or a plugin's ranker)",
         choices="rankers",
     ),
+    Spec(
+        "recall_hybrid_weight",
+        NUMBER,
+        0.5,
+        "MEM_RECALL_HYBRID_WEIGHT",
+        True,
+        "hybrid ranking: the share of bm25 in the fused score, 0 to 1 (the rest is the embeddings' similarity)",
+    ),
+    Spec(
+        "recall_trust_weight",
+        NUMBER,
+        0.1,
+        "MEM_RECALL_TRUST_WEIGHT",
+        True,
+        "hybrid ranking: a verified memory or a note with a current accepted receipt scores x(1 + this)",
+    ),
+    Spec(
+        "recall_model",
+        TEXT,
+        "minilm-l6-int8",
+        "MEM_RECALL_MODEL",
+        True,
+        "hybrid ranking's embedding model: minilm-l6-int8 (shipped by the embeddings extra), "
+        "a directory with model.onnx and tokenizer.json, or a Hugging Face repository id",
+    ),
     Spec("user_dir", PATH, None, "MEM_USER_DIR", False, "the user-level memory store's directory"),
     Spec("debug", DEBUG, False, "MEM_DEBUG", False, "print tracebacks of unexpected errors"),
     Spec(
