@@ -283,7 +283,7 @@ SPECS: tuple[Spec, ...] = (
         "lexical",
         "MEM_RECALL_RANKING",
         True,
-        "the ranking mem recall uses without --ranking (lexical, bm25, evidence or a plugin's ranker)",
+        "the ranking mem recall uses without --ranking (lexical, bm25, hybrid, evidence or a plugin's ranker)",
         choices="rankers",
     ),
     Spec(

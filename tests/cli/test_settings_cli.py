@@ -198,12 +198,15 @@ def test_config_set_refuses_a_value_no_plugin_registers_and_doctor_reports_one(m
         "mem config: store must be one of sqlite, postgres"
     )
 
-    # set in place of the template's commented default line; unset brings the line back
+    # set in place of the line mem init wrote (the best ranking installed); unset takes it away
     template = path.read_text()
-    assert mem("config", "set", "recall_ranking", "bm25", "-d", str(repo)).code == 0
-    assert path.read_text() == template.replace('# recall_ranking = "lexical"', 'recall_ranking = "bm25"')
+    (chosen,) = [line for line in template.splitlines() if line.startswith("recall_ranking = ")]
+    assert chosen in ('recall_ranking = "hybrid"', 'recall_ranking = "bm25"')
+    assert mem("config", "set", "recall_ranking", "lexical", "-d", str(repo)).code == 0
+    assert path.read_text() == template.replace(chosen, 'recall_ranking = "lexical"')
     unset = mem("config", "unset", "recall_ranking", "-d", str(repo))
     assert unset.out == f"mem config: unset recall_ranking in {path}\n"
+    template = template.replace(chosen + "\n", "")
     assert path.read_text() == template
     again = mem("config", "unset", "recall_ranking", "-d", str(repo))
     assert again.out == f"mem config: recall_ranking is not set in {path}; nothing changed\n"
