@@ -12,6 +12,11 @@ For each question it asks
 
 * ``mem recall --ranking lexical`` (the reference's score) and
   ``mem recall --ranking bm25`` over the sections as ``### `` notes,
+* ``mem recall --ranking hybrid`` (bm25 fused with the embeddings extra's
+  model; skipped, and said, without the extra) — with the model's load
+  time and the first build of its embedding index (sections a second),
+  and, with ``--weights``, the fusion weights to choose from on the tuning
+  half (docs/recall.md),
 * ``mem memories --search`` over the sections stored as memories (SQLite),
 
 and reports recall@5 (the right section among the first 5) and MRR@10 (the
@@ -19,7 +24,7 @@ mean of 1/rank of the right section among the first 10, 0 when absent), for
 the tuning half, the held-out half and all. Aim (held-out): bm25 recall@5 ≥
 0.85 and MRR ≥ 0.70, memories --search recall@5 ≥ 0.80.
 
-Usage: ``python benchmarks/bench_relevance.py [--split held-out|tune|all] [--json PATH] [--misses]``
+Usage: ``python benchmarks/bench_relevance.py [--split held-out|tune|all] [--json PATH] [--misses] [--weights W,…]``
 """
 
 from __future__ import annotations

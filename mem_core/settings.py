@@ -289,7 +289,7 @@ SPECS: tuple[Spec, ...] = (
     Spec(
         "recall_hybrid_weight",
         NUMBER,
-        0.5,
+        0.4,
         "MEM_RECALL_HYBRID_WEIGHT",
         True,
         "hybrid ranking: the share of bm25 in the fused score, 0 to 1 (the rest is the embeddings' similarity)",

@@ -1,8 +1,7 @@
 """A sentence embedder: a BERT-style ONNX model and its ``tokenizer.json``,
 run on the CPU with ``onnxruntime``.
 
-A text is tokenised (no padding, cut at :data:`MAX_TOKENS` tokens as
-sentence-transformers cuts all-MiniLM-L6-v2), texts are run in batches of at
+A text is tokenised (no padding, cut at :data:`MAX_TOKENS` tokens), texts are run in batches of at
 most :data:`BATCH` padded to the batch's longest, the token vectors are
 averaged over the real tokens only (the attention mask) and the average is
 L2-normalised, so a dot product is the cosine. ``tokenizer.json`` as
@@ -38,8 +37,10 @@ SHIPPED = "minilm-l6-int8"
 #: texts run through the model at once: bounds memory (a batch of 32 over
 #: 4 000 sections peaked at 1.7 GB here)
 BATCH = 16
-#: tokens kept of a text (all-MiniLM-L6-v2 was trained on 256)
-MAX_TOKENS = 256
+#: tokens kept of a text: all-MiniLM-L6-v2 was trained on 128-token texts;
+#: 256 (what sentence-transformers allows it) measured no better on the
+#: tuning half and embeds half as fast (docs/recall.md)
+MAX_TOKENS = 128
 #: the ONNX file of a model directory, where the hub's repositories keep it
 ONNX_FILES = ("model.onnx", "onnx/model.onnx")
 TOKENIZER = "tokenizer.json"

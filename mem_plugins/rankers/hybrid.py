@@ -15,7 +15,7 @@ memories, the portfolio's notes — twice:
 and fuses them by normalised score fusion: each list's scores are min-max
 normalised over its own best :data:`DEPTH` (below that: 0), and a candidate
 of either list scores ``w × bm25 + (1 − w) × dense`` with ``w`` the
-``recall_hybrid_weight`` setting (0.5: what measured best on the tuning half
+``recall_hybrid_weight`` setting (0.4: what measured best on the tuning half
 of benchmarks/relevance; reciprocal rank fusion measured lower, docs/recall.md).
 A journal event's dense score is weighed by its decay, as its bm25 score is.
 

@@ -55,7 +55,7 @@ def test_a_text_has_one_vector_whatever_it_is_batched_with(embedder: Embedder) -
     """Pooling over the real tokens only: padding to a longer neighbour in
     the batch (or the 128 tokens the published tokenizer pads to) changes nothing."""
     alone = embedder.embed([TOKENS])[0]
-    long = "word " * 300  # longer than the 256 tokens kept
+    long = "word " * 300  # longer than the 128 tokens kept
     batched = embedder.embed(["short", TOKENS, long])
     assert numpy.allclose(alone, batched[1], atol=1e-4)
     assert embedder.embed([long]).shape == (1, 384)  # cut, not refused
@@ -156,3 +156,39 @@ def test_rows_nobody_asks_for_are_pruned(embedder: Embedder, tmp_path: Path, mon
     _fresh(path, embedder).vectors(["four"])
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT count(*) FROM vectors").fetchone() == (1,)
+
+
+class _Terminal:
+    """stderr as a terminal shows it."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.text += text
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_a_large_first_build_counts_on_a_terminal_only(
+    embedder: Embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store, "PROGRESS_FROM", 3)
+    monkeypatch.setattr(store, "CHUNK", 2)
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    _fresh(str(tmp_path / "a.sqlite"), embedder).vectors(["one", "two", "three"])
+    assert terminal.text == (
+        "\rmem: embedding texts for hybrid recall: 2/3\rmem: embedding texts for hybrid recall: 3/3\n"
+    )
+    terminal.text = ""
+    _fresh(str(tmp_path / "b.sqlite"), embedder).vectors(["one", "two"])  # small: silent
+    assert terminal.text == ""
+    monkeypatch.setattr(terminal, "isatty", lambda: False)
+    _fresh(str(tmp_path / "c.sqlite"), embedder).vectors(["one", "two", "three"])  # not a terminal: silent
+    assert terminal.text == ""
