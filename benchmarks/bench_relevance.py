@@ -132,6 +132,7 @@ def hybrid_costs(built: Corpus, root: Path) -> tuple[dict[str, float], Callable[
     import os
 
     os.environ["MEM_CACHE_DIR"] = str(root / "cache")
+    os.environ["MEM_EMBEDDINGS_BUILD"] = "foreground"  # the first build is measured here, not left to a background process
     import sqlite3
 
     from mem_core.embeddings.model import load_embedder

@@ -136,7 +136,11 @@ class EmbeddingIndex:
                     conn.commit()
                 wanted.difference_update(known)
             if wanted:
-                self._build(conn, texts, hashes, wanted, known)
+                with self._building():
+                    if conn is not None:  # what another process built while this one waited
+                        self._read(conn, wanted, known)
+                    if wanted:
+                        self._build(conn, texts, hashes, wanted, known)
             if conn is not None:
                 self._prune(conn, set(hashes))
         finally:
@@ -146,6 +150,71 @@ class EmbeddingIndex:
         for row, digest in enumerate(hashes):
             out[row] = known[digest]
         return out
+
+    def _read(self, conn: Any, wanted: set[bytes], known: dict) -> None:
+        numpy = _numpy()
+        size = self.embedder.dimensions * 4
+        for digest, blob in conn.execute("SELECT hash, vector FROM vectors WHERE model = ?", (self.embedder.key,)):
+            if digest in wanted and len(blob) == size:
+                known[digest] = numpy.frombuffer(blob, dtype=numpy.float32)
+                wanted.discard(digest)
+
+    def lacking(self, texts: Sequence[str]) -> int:
+        """How many of ``texts`` (distinct) have no vector yet."""
+        import sqlite3
+
+        known = _memory.get(self.path, {}).get(self.embedder.key, {})
+        wanted = {text_hash(text) for text in texts}.difference(known)
+        if not wanted:
+            return 0
+        try:
+            conn = self._open()
+        except (sqlite3.Error, OSError):
+            return len(wanted)
+        try:
+            found = {
+                digest for (digest,) in conn.execute("SELECT hash FROM vectors WHERE model = ?", (self.embedder.key,))
+            }
+        finally:
+            conn.close()
+        return len(wanted - found)
+
+    def building(self) -> bool:
+        """Whether another process is embedding into this index now."""
+        import fcntl
+
+        try:
+            fd = os.open(self.path + ".build", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        finally:
+            os.close(fd)  # closing drops a lock taken here
+        return False
+
+    def _building(self) -> Any:
+        """Held while embedding: one process builds, the others wait and read."""
+        import contextlib
+        import fcntl
+
+        @contextlib.contextmanager
+        def held() -> Any:
+            try:
+                os.makedirs(os.path.dirname(self.path), exist_ok=True)
+                fd = os.open(self.path + ".build", os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError:  # an unwritable cache: nobody to share the work with
+                yield
+                return
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                yield
+            finally:
+                os.close(fd)
+
+        return held()
 
     def _build(self, conn: Any, texts: Sequence[str], hashes: list[bytes], wanted: set[bytes], known: dict) -> None:
         import sqlite3

@@ -25,20 +25,37 @@ default; 0 ranks by relevance alone), and every result says which it is in
 ``trust``: ``verified``, ``receipt: accepted-current`` or ``unverified``
 (:mod:`mem_core.retrieval.trust`).
 
+A first build that would make a command wait: when more than
+:data:`FOREGROUND` texts lack a vector and stderr is not a terminal (an
+agent's tool call, a script), a detached background process embeds them
+(one at a time per index: a lock beside it), the ranking says so once on
+stderr and ``bm25`` serves until they are ready. On a terminal the build
+runs in place and counts.
+
 Without the extra, the ranking says so once on stderr and ``bm25`` serves.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from mem_core.plugin import Candidate, Query, RankContext, Ranker, Scored, hookimpl
 
 #: how many of each list's best are fused
 DEPTH = 50
+#: at most this many texts are embedded while a command nobody watches
+#: waits (about 10 to 20 seconds here); more go to a background process
+FOREGROUND = 200
+#: ``foreground``: embed whatever lacks a vector before answering (the
+#: background process; benchmarks)
+BUILD_ENV = "MEM_EMBEDDINGS_BUILD"
 
 _warned = False
+#: background builders this process started (mem mcp may start several)
+_children: list[Any] = []
 
 
 def _normalised(scores: dict[int, float]) -> dict[int, float]:
@@ -59,17 +76,16 @@ class HybridRanker(Ranker):
 
         bm25 = context.ranker("bm25")
         if embeddings_missing():
-            global _warned
-            if not _warned:
-                _warned = True
-                sys.stderr.write(EMBEDDINGS_MISSING + "\n")
+            _say(EMBEDDINGS_MISSING)
             return bm25.rank(query, candidates, context)
         items = list(candidates)  # every candidate made once: bm25's results are these objects
         if not items or query.limit <= 0:
             return []
         settings = context.settings
-        lexical = bm25.rank(query.replace(limit=DEPTH), items, context)
         dense = self._dense(query, items, settings.get("recall_model"), settings.cache_dir)
+        if dense is None:  # a large first build is under way in the background
+            return bm25.rank(query, items, context)
+        lexical = bm25.rank(query.replace(limit=DEPTH), items, context)
         position = {id(candidate): n for n, candidate in enumerate(items)}
         lexical_scores = _normalised({position[id(hit.candidate)]: hit.score for hit in lexical})
         dense_top = _top(dense, DEPTH)
@@ -96,18 +112,63 @@ class HybridRanker(Ranker):
         return [Scored(items[n], score, {"trust": label}) for score, n, label in fused[: query.limit]]
 
     @staticmethod
-    def _dense(query: Query, items: list[Candidate], model: str, cache_dir: str | None) -> list[float]:
-        """Each candidate's cosine with the query, weighed as bm25 weighs it."""
+    def _dense(query: Query, items: list[Candidate], model: str, cache_dir: str | None) -> list[float] | None:
+        """Each candidate's cosine with the query, weighed as bm25 weighs it;
+        ``None`` when more than :data:`FOREGROUND` texts lack a vector and
+        nobody watches (stderr is no terminal: an agent, a script): they are
+        embedded by a background process (:func:`_build_in_background`)."""
         from mem_core.plugin import EmbeddingIndex, embedding_index_path, load_embedder
 
         embedder = load_embedder(model)
         index = EmbeddingIndex(embedding_index_path(cache_dir, query.project), embedder)
-        vectors = index.vectors([candidate.scored_text for candidate in items])
+        texts = [candidate.scored_text for candidate in items]
+        if os.environ.get(BUILD_ENV) != "foreground" and not sys.stderr.isatty():
+            lacking = index.lacking(texts)
+            if lacking > FOREGROUND:
+                if not index.building():
+                    _build_in_background(query)
+                _say(
+                    f"mem: embedding {lacking} texts for the hybrid ranking in the background; "
+                    "ranking with bm25 until they are ready"
+                )
+                return None
+        vectors = index.vectors(texts)
         cosines = (vectors @ embedder.embed([query.text])[0]).tolist()
         return [
             cosine * candidate.weigh() if cosine > 0 else cosine
             for cosine, candidate in zip(cosines, items, strict=True)
         ]
+
+
+def _build_in_background(query: Query) -> None:
+    """Start a process that recalls ``query`` with this ranking in the
+    foreground, which embeds what lacks a vector, detached from this one."""
+    import subprocess
+
+    argv = [sys.executable, "-m", "mem_cli", "recall", query.text, "--ranking", "hybrid", "--limit", "1"]
+    argv += ["--scope", query.scope, "-d", query.project]
+    if query.portfolio:
+        argv += ["--portfolio", query.portfolio]
+    _children[:] = [child for child in _children if child.poll() is None]  # reaped
+    try:
+        child = subprocess.Popen(
+            argv,
+            env={**os.environ, BUILD_ENV: "foreground"},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # outlives this command, and a hook's or an agent's timeout
+        )
+    except OSError:
+        return  # the next recall tries again
+    _children.append(child)  # kept, so that a long-lived process reaps it (above)
+
+
+def _say(line: str) -> None:
+    global _warned
+    if not _warned:
+        _warned = True
+        sys.stderr.write(line + "\n")
 
 
 def _top(scores: list[float], depth: int) -> list[int]:

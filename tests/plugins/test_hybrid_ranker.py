@@ -165,3 +165,29 @@ def test_the_prompt_hook_ranks_bm25_and_never_loads_the_model(notes: Path) -> No
     found, loaded = run.stdout.splitlines()
     assert json.loads(found) == [3.0, ["Schema changes"]]  # bm25's floor and answer
     assert json.loads(loaded) == []
+
+
+def test_a_large_first_build_goes_to_the_background_when_nobody_watches(
+    notes: Path, mem, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from mem_plugins.rankers import hybrid
+
+    monkeypatch.setattr(hybrid, "FOREGROUND", 2)  # the notes have 5 sections
+    monkeypatch.setattr(hybrid, "_warned", False)
+    bm25 = mem("recall", "how can I cancel an access key", "--ranking", "bm25", "--json", "-d", str(notes))
+    first = mem("recall", "how can I cancel an access key", "--ranking", "hybrid", "--json", "-d", str(notes))
+    assert first.code == 0 and first.err == (
+        "mem: embedding 5 texts for the hybrid ranking in the background; ranking with bm25 until they are ready\n"
+    )
+    assert json.loads(first.out)["results"] == json.loads(bm25.out)["results"]  # bm25 served, no wait
+    deadline = time.monotonic() + 90
+    while True:  # the background process (a real one) embeds the five sections
+        run = mem("recall", "how can I cancel an access key", "--ranking", "hybrid", "--json", "-d", str(notes))
+        results = json.loads(run.out)["results"]
+        if results and "trust" in results[0]:
+            break
+        assert time.monotonic() < deadline, run.err
+        time.sleep(0.5)
+    assert results[0]["ref"] == "Tokens"
