@@ -55,10 +55,20 @@ def index_path(cache_dir: str | None, project: str) -> str:
     return os.path.join(cache_base(cache_dir), DIRECTORY, root_key(os.path.realpath(project)) + ".sqlite")
 
 
-def text_hash(text: str) -> bytes:
-    import hashlib
+_hashes: dict[str, bytes] = {}
 
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest()
+
+def text_hash(text: str) -> bytes:
+    """The SHA-1 of ``text``, remembered: a long-lived process hashes the
+    same texts at every recall (a text's ``str`` hash is kept by Python)."""
+    found = _hashes.get(text)
+    if found is None:
+        import hashlib
+
+        if len(_hashes) >= 200_000:
+            _hashes.clear()
+        found = _hashes[text] = hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest()
+    return found
 
 
 # vectors read from a file, kept between recalls of a long-lived process
@@ -180,9 +190,17 @@ class EmbeddingIndex:
         return len(wanted - found)
 
     def building(self) -> bool:
-        """Whether another process is embedding into this index now."""
+        """Whether another process is embedding into this index now, or
+        was started to (:meth:`started`: it takes the lock only once its
+        model is loaded)."""
         import fcntl
 
+        try:
+            with open(self.path + ".builder", encoding="ascii") as handle:
+                os.kill(int(handle.read().strip() or "0"), 0)
+            return True
+        except (OSError, ValueError):
+            pass  # no builder started, or it is gone
         try:
             fd = os.open(self.path + ".build", os.O_RDWR | os.O_CREAT, 0o644)
         except OSError:
@@ -194,6 +212,17 @@ class EmbeddingIndex:
         finally:
             os.close(fd)  # closing drops a lock taken here
         return False
+
+    def started(self, pid: int) -> None:
+        """Note that process ``pid`` was started to build this index."""
+        temporary = f"{self.path}.builder.{os.getpid()}"
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            with open(temporary, "w", encoding="ascii") as handle:
+                handle.write(str(pid))
+            os.replace(temporary, self.path + ".builder")
+        except OSError:
+            pass
 
     def _building(self) -> Any:
         """Held while embedding: one process builds, the others wait and read."""

@@ -126,7 +126,9 @@ class HybridRanker(Ranker):
             lacking = index.lacking(texts)
             if lacking > FOREGROUND:
                 if not index.building():
-                    _build_in_background(query)
+                    pid = _build_in_background(query)
+                    if pid is not None:
+                        index.started(pid)
                 _say(
                     f"mem: embedding {lacking} texts for the hybrid ranking in the background; "
                     "ranking with bm25 until they are ready"
@@ -140,9 +142,10 @@ class HybridRanker(Ranker):
         ]
 
 
-def _build_in_background(query: Query) -> None:
+def _build_in_background(query: Query) -> int | None:
     """Start a process that recalls ``query`` with this ranking in the
-    foreground, which embeds what lacks a vector, detached from this one."""
+    foreground, which embeds what lacks a vector, detached from this one;
+    its process id (``None``: it could not start)."""
     import subprocess
 
     argv = [sys.executable, "-m", "mem_cli", "recall", query.text, "--ranking", "hybrid", "--limit", "1"]
@@ -160,8 +163,9 @@ def _build_in_background(query: Query) -> None:
             start_new_session=True,  # outlives this command, and a hook's or an agent's timeout
         )
     except OSError:
-        return  # the next recall tries again
+        return None  # the next recall tries again
     _children.append(child)  # kept, so that a long-lived process reaps it (above)
+    return child.pid
 
 
 def _say(line: str) -> None:

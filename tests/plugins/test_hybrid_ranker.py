@@ -176,12 +176,15 @@ def test_a_large_first_build_goes_to_the_background_when_nobody_watches(
 
     monkeypatch.setattr(hybrid, "FOREGROUND", 2)  # the notes have 5 sections
     monkeypatch.setattr(hybrid, "_warned", False)
+    monkeypatch.setattr(hybrid, "_children", [])
     bm25 = mem("recall", "how can I cancel an access key", "--ranking", "bm25", "--json", "-d", str(notes))
     first = mem("recall", "how can I cancel an access key", "--ranking", "hybrid", "--json", "-d", str(notes))
     assert first.code == 0 and first.err == (
         "mem: embedding 5 texts for the hybrid ranking in the background; ranking with bm25 until they are ready\n"
     )
     assert json.loads(first.out)["results"] == json.loads(bm25.out)["results"]  # bm25 served, no wait
+    again = mem("recall", "access key", "--ranking", "hybrid", "--json", "-d", str(notes))
+    assert again.code == 0 and len(hybrid._children) == 1  # one builder at a time, even before it locks
     deadline = time.monotonic() + 90
     while True:  # the background process (a real one) embeds the five sections
         run = mem("recall", "how can I cancel an access key", "--ranking", "hybrid", "--json", "-d", str(notes))
@@ -191,3 +194,5 @@ def test_a_large_first_build_goes_to_the_background_when_nobody_watches(
         assert time.monotonic() < deadline, run.err
         time.sleep(0.5)
     assert results[0]["ref"] == "Tokens"
+    (builder,) = hybrid._children
+    assert builder.wait(timeout=60) == 0
