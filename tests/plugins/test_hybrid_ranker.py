@@ -196,3 +196,27 @@ def test_a_large_first_build_goes_to_the_background_when_nobody_watches(
     assert results[0]["ref"] == "Tokens"
     (builder,) = hybrid._children
     assert builder.wait(timeout=60) == 0
+
+
+def test_the_portfolio_and_every_project_rank_too(mem, tmp_path: Path) -> None:
+    def made(root: Path, text: str) -> Path:
+        (root / ".agents/memory").mkdir(parents=True)
+        (root / ".agents/memory/decisions.md").write_text(text, encoding="utf-8")
+        return root
+
+    alpha = made(tmp_path / "alpha", DECISIONS)
+    beta = made(tmp_path / "beta", "### Access keys\nKeys are rotated every ninety days.\n")
+    brain = made(tmp_path / "brain", "")
+    (brain / "memory").mkdir()
+    (brain / "memory/lessons.md").write_text("### Credentials\nNever commit a secret key.\n", encoding="utf-8")
+    assert mem("portfolio", "add", str(alpha), str(beta)).code == 0
+    assert mem("portfolio", "brain", str(brain)).code == 0
+    every = mem("recall", "how often do we change access credentials", "--scope", "all", "--ranking", "hybrid",
+                "--json", "-d", str(alpha))  # fmt: skip
+    assert every.code == 0, every.err
+    results = json.loads(every.out)["results"]
+    top = {(hit["ref"], hit.get("project")) for hit in results[:2]}
+    assert ("Access keys", str(beta)) in top, results  # another project's section, in other words
+    assert {hit["trust"] for hit in results} == {"unverified"}
+    text = mem("recall", "secret credentials", "--scope", "portfolio", "--ranking", "hybrid", "-d", str(alpha))
+    assert "note lessons.md § Credentials (brain) [unverified]" in text.out, text.out
