@@ -56,7 +56,7 @@ ECHO_ROOM = 64
 #: docs/brief.md)
 FLOORS = {"lexical": 0.12, "bm25": 3.0}
 #: rankings the hook never runs, and what it ranks with in their place:
-#: ``hybrid`` loads an embedding model, 0.3-1.3 s a process on a 2-core
+#: ``hybrid`` loads an embedding model, 0.4-1.2 s a process on a 2-core
 #: machine (docs/recall.md), where the whole hook has 150 ms; its lexical
 #: half serves the prompt
 IN_HOOK = {"hybrid": "bm25"}
