@@ -42,6 +42,8 @@ CHUNK = 64
 PROGRESS_FROM = 64
 #: rows kept beyond those asked for before a prune
 SLACK = 1000
+#: how long a reader waits for another process's write (then it embeds in memory)
+BUSY_SECONDS = 10.0
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS vectors ("
     "model TEXT NOT NULL, hash BLOB NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID"
@@ -89,7 +91,7 @@ class EmbeddingIndex:
         import sqlite3
 
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=10)
+        conn = sqlite3.connect(self.path, timeout=BUSY_SECONDS)
         try:
             conn.execute(_SCHEMA)
             conn.commit()
@@ -106,6 +108,8 @@ class EmbeddingIndex:
             conn = self._connect()
             conn.execute("SELECT count(*) FROM vectors WHERE model = ''").fetchone()
             return conn
+        except sqlite3.OperationalError:
+            raise  # busy, locked, unwritable: not damage, never a reason to delete the file
         except sqlite3.DatabaseError:
             _memory.pop(self.path, None)
             for suffix in ("", "-journal", "-wal", "-shm"):
@@ -134,21 +138,29 @@ class EmbeddingIndex:
             conn = None  # an unwritable cache: embed in memory, keep nothing
         try:
             if wanted and conn is not None:
-                rows = conn.execute("SELECT hash, vector FROM vectors WHERE model = ?", (model,))
-                bad = []
-                for digest, blob in rows:
-                    if len(blob) != size:
-                        bad.append(digest)
-                    elif digest in wanted:
-                        known[digest] = numpy.frombuffer(blob, dtype=numpy.float32)
-                if bad:
-                    conn.executemany("DELETE FROM vectors WHERE model = ? AND hash = ?", [(model, d) for d in bad])
-                    conn.commit()
+                try:
+                    rows = conn.execute("SELECT hash, vector FROM vectors WHERE model = ?", (model,))
+                    bad = []
+                    for digest, blob in rows:
+                        if len(blob) != size:
+                            bad.append(digest)
+                        elif digest in wanted:
+                            known[digest] = numpy.frombuffer(blob, dtype=numpy.float32)
+                    if bad:
+                        conn.executemany("DELETE FROM vectors WHERE model = ? AND hash = ?", [(model, d) for d in bad])
+                        conn.commit()
+                except sqlite3.Error:  # busy past the timeout: embed in memory this time
+                    conn.close()
+                    conn = None
                 wanted.difference_update(known)
             if wanted:
                 with self._building():
                     if conn is not None:  # what another process built while this one waited
-                        self._read(conn, wanted, known)
+                        try:
+                            self._read(conn, wanted, known)
+                        except sqlite3.Error:
+                            conn.close()
+                            conn = None
                     if wanted:
                         self._build(conn, texts, hashes, wanted, known)
             if conn is not None:

@@ -192,3 +192,23 @@ def test_a_large_first_build_counts_on_a_terminal_only(
     monkeypatch.setattr(terminal, "isatty", lambda: False)
     _fresh(str(tmp_path / "c.sqlite"), embedder).vectors(["one", "two", "three"])  # not a terminal: silent
     assert terminal.text == ""
+
+
+def test_a_busy_index_is_never_taken_for_a_damaged_one(
+    embedder: Embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store, "BUSY_SECONDS", 0.2)
+    path = tmp_path / "index.sqlite"
+    texts = ["Tokens\n" + TOKENS, "Logging\nJSON lines."]
+    expected = _fresh(str(path), embedder).vectors(texts)
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN EXCLUSIVE")  # another process in the middle of a write
+    try:
+        index = _fresh(str(path), embedder)
+        found = index.vectors([*texts, "A new line"])
+        assert numpy.allclose(found[:2], expected, atol=1e-6) and index.embedded == 3  # in memory, this time
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM vectors").fetchone() == (2,)  # kept, not rebuilt
