@@ -32,7 +32,8 @@ agent's tool call, a script), a detached background process embeds them
 stderr and ``bm25`` serves until they are ready. On a terminal the build
 runs in place and counts.
 
-Without the extra, the ranking says so once on stderr and ``bm25`` serves.
+Without the extra, the ranking says so once on stderr and ``bm25`` serves
+(its results labelled with their trust all the same).
 """
 
 from __future__ import annotations
@@ -77,14 +78,14 @@ class HybridRanker(Ranker):
         bm25 = context.ranker("bm25")
         if embeddings_missing():
             _say(EMBEDDINGS_MISSING)
-            return bm25.rank(query, candidates, context)
+            return _labelled(bm25.rank(query, candidates, context), context)
         items = list(candidates)  # every candidate made once: bm25's results are these objects
         if not items or query.limit <= 0:
             return []
         settings = context.settings
         dense = self._dense(query, items, settings.get("recall_model"), settings.cache_dir)
         if dense is None:  # a large first build is under way in the background
-            return bm25.rank(query, items, context)
+            return _labelled(bm25.rank(query, items, context), context)
         lexical = bm25.rank(query.replace(limit=DEPTH), items, context)
         position = {id(candidate): n for n, candidate in enumerate(items)}
         lexical_scores = _normalised({position[id(hit.candidate)]: hit.score for hit in lexical})
@@ -140,6 +141,15 @@ class HybridRanker(Ranker):
             cosine * candidate.weigh() if cosine > 0 else cosine
             for cosine, candidate in zip(cosines, items, strict=True)
         ]
+
+
+def _labelled(results: list[Scored], context: RankContext) -> list[Scored]:
+    """``bm25``'s results, each saying what it is worth as evidence (as
+    this ranking's own do), in ``bm25``'s order."""
+    from mem_core.plugin import trust_label
+
+    backed = context.backed_notes() if results else set()
+    return [Scored(hit.candidate, hit.score, {"trust": trust_label(hit.candidate, backed)}) for hit in results]
 
 
 def _build_in_background(query: Query) -> int | None:
