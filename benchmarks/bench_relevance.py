@@ -12,6 +12,11 @@ For each question it asks
 
 * ``mem recall --ranking lexical`` (the reference's score) and
   ``mem recall --ranking bm25`` over the sections as ``### `` notes,
+* ``mem recall --ranking hybrid`` (bm25 fused with the embeddings extra's
+  model; skipped, and said, without the extra) — with the model's load
+  time and the first build of its embedding index (sections a second),
+  and, with ``--weights``, the fusion weights to choose from on the tuning
+  half (docs/recall.md),
 * ``mem memories --search`` over the sections stored as memories (SQLite),
 
 and reports recall@5 (the right section among the first 5) and MRR@10 (the
@@ -19,7 +24,7 @@ mean of 1/rank of the right section among the first 10, 0 when absent), for
 the tuning half, the held-out half and all. Aim (held-out): bm25 recall@5 ≥
 0.85 and MRR ≥ 0.70, memories --search recall@5 ≥ 0.80.
 
-Usage: ``python benchmarks/bench_relevance.py [--split held-out|tune|all] [--json PATH] [--misses]``
+Usage: ``python benchmarks/bench_relevance.py [--split held-out|tune|all] [--json PATH] [--misses] [--weights W,…]``
 """
 
 from __future__ import annotations
@@ -116,17 +121,66 @@ def evaluate(ask: Callable[[str], list[str]], queries: list[dict[str, str]], sam
     }
 
 
-def run(root: Path, splits: Sequence[str]) -> dict[str, dict[str, dict]]:
+def hybrid_costs(built: Corpus, root: Path) -> tuple[dict[str, float], Callable[[str], list[str]]] | None:
+    """Model load, a first build of the embedding index (a cache of its
+    own, so nothing is warm), and the ranking to evaluate; ``None``
+    without the embeddings extra."""
+    from mem_core.embeddings import missing
+
+    if missing():
+        return None
+    import os
+
+    os.environ["MEM_CACHE_DIR"] = str(root / "cache")
+    os.environ["MEM_EMBEDDINGS_BUILD"] = "foreground"  # the first build is measured here, not left to a background process
+    import sqlite3
+
+    from mem_core.embeddings.model import load_embedder
+    from mem_core.embeddings.store import index_path
+    from mem_core.settings import resolve
+
+    started = time.perf_counter()
+    load_embedder()
+    load = time.perf_counter() - started
+    built.kernel, _ = resolve(str(built.notes_project), None)  # the cache directory set above
+    ask = built.recall("hybrid")
+    started = time.perf_counter()
+    ask("first build")  # embeds every section
+    build = time.perf_counter() - started
+    with sqlite3.connect(index_path(str(root / "cache"), str(built.notes_project))) as conn:
+        (count,) = conn.execute("SELECT count(*) FROM vectors").fetchone()
+    costs = {"model_load_s": load, "sections": count, "sections_per_s": count / build}
+    return costs, ask
+
+
+def run(root: Path, splits: Sequence[str], weights: Sequence[float] = ()) -> dict[str, dict[str, dict]]:
+    import os
+
     built = Corpus(root)
     systems = {
         "lexical": built.recall("lexical"),
         "bm25": built.recall("bm25"),
         "memories --search": built.memories_search(),
     }
+    hybrid = hybrid_costs(built, root)
+    costs = None
+    if hybrid is not None:
+        costs, systems["hybrid"] = hybrid
     report: dict[str, dict[str, dict]] = {}
     for name, ask in systems.items():
         ask("warm up")
         report[name] = {split: evaluate(ask, load_queries(split), built.same) for split in splits}
+    if hybrid is not None:
+        from mem_core.settings import resolve
+
+        for weight in weights:  # what the weight setting would give (choose it on the tuning half)
+            os.environ["MEM_RECALL_HYBRID_WEIGHT"] = repr(weight)
+            built.kernel, _ = resolve(str(built.notes_project), None)
+            ask = built.recall("hybrid")
+            report[f"hybrid w={weight}"] = {split: evaluate(ask, load_queries(split), built.same) for split in splits}
+        os.environ.pop("MEM_RECALL_HYBRID_WEIGHT", None)
+    if costs is not None:
+        report["hybrid"]["costs"] = costs
     return report
 
 
@@ -135,10 +189,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--split", choices=("held-out", "tune", "all"), help="only this half (default: every one)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     parser.add_argument("--misses", action="store_true", help="list the questions each system misses (top 5)")
+    parser.add_argument(
+        "--weights", metavar="W,…", help="also the hybrid ranking with these bm25 weights (recall_hybrid_weight)"
+    )
     args = parser.parse_args(argv)
     splits = [args.split] if args.split else ["tune", "held-out", "all"]
+    weights = [float(part) for part in args.weights.split(",")] if args.weights else []
     with tempfile.TemporaryDirectory(prefix="mem-relevance-") as tmp:
-        report = run(Path(tmp), splits)
+        report = run(Path(tmp), splits, weights)
+    costs = report.get("hybrid", {}).pop("costs", None)
     sections = len(corpus.sections())
     print(f"relevance: {sections} sections of npm's documentation, questions in {QUERIES.name}")
     print(f"{'system':<20} {'split':<9} {'queries':>7} {'recall@5':>9} {'MRR@10':>7} {'ms/query':>9}")
@@ -148,6 +207,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{name:<20} {split:<9} {figures['queries']:>7} {figures['recall@5']:>9.3f} "
                 f"{figures['mrr@10']:>7.3f} {figures['ms_per_query']:>9.1f}"
             )
+    if costs is not None:
+        print(
+            f"hybrid: model load {costs['model_load_s']:.2f} s (in process, cold imports); first index build "
+            f"{costs['sections']} sections at {costs['sections_per_s']:.1f} sections/s"
+        )
+    else:
+        print("hybrid: not measured (the embeddings extra is not installed)")
     if args.misses:
         for name, by_split in report.items():
             split = splits[-1]

@@ -126,6 +126,9 @@ def recall(result: RecallResult) -> str:
         origin = f"event {source}#{ref}" if fields["kind"] == "event" else f"{fields['kind']} {source} § {ref}"
         if result.places:
             origin += _places(names, brain)
+        trust = hit.extra.get("trust") if hit.extra else None
+        if trust:  # the hybrid ranking says what each result is worth as evidence
+            origin += f" [{trust}]"
         lines.append(f"  {i}. [{to_fixed(hit.score, 3)}] {origin}")
         text = one_line(js_string(fields["text"]))
         if fields["kind"] == "memory":  # stored content never forges a mark (notes print as the reference does)

@@ -53,9 +53,20 @@ def toml_value(value: Any) -> str:
     return f'"{text}"'
 
 
-def template() -> str:
+def best_ranking() -> str:
+    """The best ranking installed here, which ``mem init`` makes a new
+    project's ``recall_ranking``: ``hybrid`` when the ``embeddings`` extra
+    is installed, else ``bm25`` (docs/recall.md: both beat ``lexical``, the
+    default of a project without the setting, on every measured set)."""
+    from mem_core.embeddings import missing
+
+    return "bm25" if missing() else "hybrid"
+
+
+def template(ranking: str | None = None) -> str:
     """The commented ``mem.toml`` that ``mem init`` writes: every project
-    setting with its default, commented out."""
+    setting with its default, commented out; ``ranking``: the
+    ``recall_ranking`` line set to it."""
     lines = [
         "# mem: this project's settings. Committed and shared by the team, so no secrets:",
         "# a setting that needs one names the environment variable holding it.",
@@ -64,6 +75,11 @@ def template() -> str:
     ]
     for spec in SPECS:
         if not spec.in_project:
+            continue
+        if spec.name == "recall_ranking" and ranking is not None:
+            # set, not commented: mem init chose the best ranking installed
+            lines += ["", f"# {spec.help} (${spec.env}); mem init chose it (docs/recall.md)"]
+            lines.append(f"recall_ranking = {toml_value(ranking)}")
             continue
         lines += ["", f"# {spec.help} (${spec.env})", _template_line(spec)]
     return "\n".join(lines) + "\n"
@@ -270,7 +286,7 @@ def init_project(
     created = []
     if _mkdirs(os.path.dirname(path)):
         created.append(MEMORY_DIR + "/")
-    if _write_atomically(path, template(), exclusive=True):
+    if _write_atomically(path, template(best_ranking()), exclusive=True):
         created.append(PROJECT_CONFIG)
     if _mkdirs(os.path.join(project, NOTES_DIR)):
         created.append(NOTES_DIR + "/")

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from mem_core.brief.api import brief_state as brief_state
     from mem_core.brief.api import write_brief as write_brief
     from mem_core.clock import parse_ms as parse_ms
+    from mem_core.embeddings.model import load_embedder as load_embedder
+    from mem_core.embeddings.store import EmbeddingIndex as EmbeddingIndex
     from mem_core.evidence.api import required_text as required_text
     from mem_core.evidence.interfaces import OutcomeVerifier as OutcomeVerifier
     from mem_core.files import JOURNAL as JOURNAL
@@ -207,6 +209,14 @@ _NAMES = {
     "fold_text": "mem_core.retrieval.analysis",
     "search_words": "mem_core.retrieval.analysis",
     "search_stem": "mem_core.retrieval.analysis",
+    # what a result is worth as evidence (verified, receipt: accepted-current, unverified)
+    "trust_label": "mem_core.retrieval.trust",
+    # local embeddings (the optional ``embeddings`` extra; the hybrid ranking)
+    "embeddings_missing": "mem_core.embeddings",
+    "EMBEDDINGS_MISSING": "mem_core.embeddings",
+    "load_embedder": "mem_core.embeddings.model",
+    "EmbeddingIndex": "mem_core.embeddings.store",
+    "embedding_index_path": "mem_core.embeddings.store",
     # the other plugin kinds
     "RewardSignal": "mem_core.reinforcement.interfaces",
     "OutcomeVerifier": "mem_core.evidence.interfaces",
@@ -318,6 +328,10 @@ _ALIASES = {
     "json_same": "same",
     "json_stringify": "stringify",
     "sha256_hex": "sha256",
+    "trust_label": "trust",
+    "embeddings_missing": "missing",
+    "EMBEDDINGS_MISSING": "MISSING",
+    "embedding_index_path": "index_path",
 }
 
 __all__ = ["hookimpl", "MemError", *_NAMES]

@@ -116,6 +116,8 @@ def test_the_wheel_holds_the_four_packages_and_the_license(built) -> None:
     assert {t for t in tops if not t.endswith(".dist-info")} == {"mem_core", "mem_plugins", "mem_cli", "mem_server"}
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert "mem_core/py.typed" in names  # the plugin API is typed for its users' type checkers
+    # the hybrid ranking's tokenizer ships with mem (its weights come with the embeddings extra)
+    assert {"mem_core/embeddings/tokenizer.json", "mem_core/embeddings/NOTICE"} <= set(names)
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     assert metadata
 

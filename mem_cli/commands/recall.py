@@ -63,7 +63,8 @@ COMMAND = Command(
         Option("limit", "--limit", "How many results to keep.  [default: 8]", metavar="N"),
         Option(
             "ranking", "--ranking",
-            "lexical (default, or the recall_ranking setting) | bm25 (accents, stems, CJK) | evidence | a plugin's ranker.",
+            "lexical (default, or the recall_ranking setting) | bm25 (accents, stems, CJK) | evidence "
+            "| hybrid (bm25 + embeddings) | a plugin's ranker.",
             metavar="MODE",
         ),
         Option(

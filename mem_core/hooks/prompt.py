@@ -24,13 +24,27 @@ from typing import TYPE_CHECKING, Any
 from mem_core.brief.api import shown
 from mem_core.brief.budget import Fitted, Section, fit
 from mem_core.retrieval.text import tokenize
+from mem_core.retrieval.trust import ACCEPTED, UNVERIFIED, VERIFIED, backed_notes, trust
 
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
     from mem_core.retrieval.interfaces import Scored
     from mem_core.settings import Settings
 
-__all__ = ["STOPWORDS", "MAX_WORDS", "ECHO", "prompt_query", "PromptContext", "prompt_context", "hook_floor"]
+__all__ = [
+    "STOPWORDS",
+    "MAX_WORDS",
+    "ECHO",
+    "prompt_query",
+    "PromptContext",
+    "prompt_context",
+    "hook_floor",
+    # each injected result's label (mem_core.retrieval.trust, shared with the hybrid ranking)
+    "VERIFIED",
+    "ACCEPTED",
+    "UNVERIFIED",
+    "trust",
+]
 
 MAX_WORDS = 24
 #: the most results the hook adds to a prompt, before the budget
@@ -44,6 +58,11 @@ ECHO_ROOM = 64
 #: (their scores are on different scales; calibrated on benchmarks/hooks/,
 #: docs/brief.md)
 FLOORS = {"lexical": 0.12, "bm25": 3.0}
+#: rankings the hook never runs, and what it ranks with in their place:
+#: ``hybrid`` loads an embedding model, 0.4-1.2 s a process on a 2-core
+#: machine (docs/recall.md), where the whole hook has 150 ms; its lexical
+#: half serves the prompt
+IN_HOOK = {"hybrid": "bm25"}
 #: a result shown shares at least this many of the prompt's words (all of a
 #: shorter prompt's, and never fewer than :data:`SHARED_AT_LEAST`): one word
 #: in common is what chit-chat has with documentation ("hello" and a hello
@@ -72,47 +91,6 @@ def prompt_query(prompt: str) -> str:
     common English words, at most :data:`MAX_WORDS`."""
     words = [word for word in dict.fromkeys(tokenize(prompt)) if word not in STOPWORDS]
     return " ".join(words[:MAX_WORDS])
-
-
-#: what a result is worth as evidence, as each injected result says it
-VERIFIED, ACCEPTED, UNVERIFIED = "verified", "receipt: accepted-current", "unverified"
-
-
-def _backed_notes(project: str, kernel: Kernel) -> set[tuple[str, str, str]]:
-    """(file, heading, text hash) of the note sections that an eligible
-    evidence receipt backs today (``mem outcomes``: ``accepted-current``);
-    no receipts file, nothing read."""
-    import os
-
-    from mem_core.files import OUTCOMES
-
-    if not os.path.exists(os.path.join(project, OUTCOMES)):
-        return set()
-    from mem_core.evidence.api import inspect_outcomes
-
-    backed = set()
-    for record in inspect_outcomes(project, kernel=kernel):
-        memory = record.get("memory")
-        if record.get("eligible") and isinstance(memory, dict):
-            backed.add((str(memory.get("file")), str(memory.get("heading")), str(memory.get("textSha256"))))
-    return backed
-
-
-def trust(hit: Scored, backed: set[tuple[str, str, str]]) -> str:
-    """:data:`VERIFIED` for a structured memory a human verified,
-    :data:`ACCEPTED` for a note section an eligible receipt backs (its text
-    as the receipt saw it), :data:`UNVERIFIED` for everything else."""
-    fields = hit.fields
-    kind = fields.get("kind")
-    if kind == "memory":
-        return VERIFIED if fields.get("verified") else UNVERIFIED
-    if kind == "note" and backed:
-        from mem_core.js.record import digest
-
-        key = (str(fields.get("sourceFile")), str(fields.get("ref")), digest(str(fields.get("text", ""))))
-        if key in backed:
-            return ACCEPTED
-    return UNVERIFIED
 
 
 def _item(hit: Scored, label: str) -> str:
@@ -198,7 +176,7 @@ def prompt_context(
     ranking: str | None = None,
 ) -> PromptContext:
     """The recall of ``prompt`` in ``project`` with ``ranking`` (default:
-    the ``recall_ranking`` setting): the results scoring at least ``floor``
+    the ``recall_ranking`` setting; ``bm25`` for ``hybrid``, :data:`IN_HOOK`): the results scoring at least ``floor``
     (default: :func:`hook_floor`) that are not echo events, best first, at
     most :data:`RESULTS`, fitted into ``budget`` tokens."""
     from mem_core.retrieval.api import recall
@@ -206,6 +184,7 @@ def prompt_context(
 
     kernel, settings = resolve(project, kernel)
     ranking = ranking or settings.get("recall_ranking")
+    ranking = IN_HOOK.get(ranking, ranking)
     if floor is None:
         floor = hook_floor(settings, ranking)
     query = prompt_query(prompt)
@@ -220,7 +199,7 @@ def prompt_context(
     context = PromptContext(query, floor, kept, None)
     context.skipped = result.skipped
     if kept:
-        backed = _backed_notes(settings.project, kernel)
+        backed = backed_notes(settings.project, kernel)
         section = Section("results", "", [_item(hit, trust(hit, backed)) for hit in kept], hint="mem recall <topic>")
         context.fitted = fit([HEAD], [section], budget)
     return context

@@ -37,6 +37,7 @@ DEFAULT_PLUGINS: dict[str, str] = {
     "postgres_store": "mem_plugins.stores.postgres",
     "memories_source": "mem_plugins.sources.memories",
     "evidence": "mem_plugins.rankers.evidence",
+    "hybrid": "mem_plugins.rankers.hybrid",
     "nexus": "mem_plugins.verifiers.nexus",
     "junit": "mem_plugins.verifiers.junit",
     "adapter_claude_code": "mem_plugins.adapters.claude_code",

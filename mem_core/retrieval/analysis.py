@@ -10,18 +10,23 @@ reference's tokenizer for ``lexical``).
   Japanese and Korean runs, written without spaces, become overlapping
   character bigrams (``修复缓存`` → ``修复``, ``复缓``, ``缓存``); a lone
   character is itself.
-* **Stems** (:func:`stem`): a light English suffix stemmer — plurals,
-  ``-ing``, ``-ed``, ``-ly`` and a final ``e`` — so that ``caching``,
-  ``cached``, ``caches`` and ``cache`` are one term. It only has to map the
-  forms of a word onto one key, never to produce a dictionary word.
+* **Stems** (:func:`stem`): the English Snowball stemmer (PyStemmer, the
+  C implementation of the Snowball project's algorithm), so that
+  ``caching``, ``cached``, ``caches`` and ``cache`` are one term, and so are
+  ``migration`` and ``migrating``. One adjustment on top: the Latin root of
+  ``revoke``/``revocable``, ``invoke``/``invocation`` (*vocare*) is spelt
+  with a ``k`` in the verb and a ``c`` in its derivatives, which Snowball
+  keeps apart; a stem ending in ``vok`` ends in ``voc``. A stem only has to
+  map the forms of a word onto one key, never to produce a dictionary word.
 * **Terms** (:func:`terms`): the stems of the words; :func:`query_terms`
   also drops common English words ("how do I …") unless nothing else is left.
 
-Pure Python, standard library only; imported only by what searches.
+Imported only by what searches (PyStemmer is loaded on the first stem).
 """
 
 from __future__ import annotations
 
+import _thread  # threading's lock without importing threading (start-up)
 import re
 import unicodedata
 
@@ -43,8 +48,6 @@ STOPWORDS = frozenset(
     of on or our should so that the their them then there these this those to was we were what when where
     which while who why will with would you your yours get use using""".split()
 )
-
-_VOWELS = frozenset("aeiouy")
 
 
 def fold(text: str) -> str:
@@ -73,45 +76,26 @@ def words(text: str) -> list[str]:
     return found
 
 
-def _has_vowel(word: str) -> bool:
-    return any(ch in _VOWELS for ch in word)
+_snowball = None
+# a PyStemmer object is not safe to share between threads (a warm `mem mcp` runs tools in several)
+_snowball_lock = _thread.allocate_lock()
 
 
 def stem(word: str) -> str:
     """The stem of one folded word (words of two characters or fewer,
     numbers and non-Latin words are kept as they are)."""
+    global _snowball
     if len(word) <= 2 or not word.isascii() or not word.isalpha():
         return word
-    # plurals and third persons
-    if word.endswith("sses"):
-        word = word[:-2]
-    elif word.endswith("ies") and len(word) > 4:
-        word = word[:-2]
-    elif word.endswith(("ches", "shes", "xes", "zes")) and len(word) > 4:
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-        word = word[:-1]
-    # -ing, -ed (running -> run, used -> use), -ly, -ation (configuration -> configur)
-    if word.endswith("ing") and len(word) >= 5 and _has_vowel(word[:-3]):
-        word = _undouble(word[:-3])
-    elif word.endswith("ed") and not word.endswith("eed") and len(word) >= 4 and _has_vowel(word[:-2]):
-        word = _undouble(word[:-2]) if len(word) >= 5 else word[:-1]
-    elif word.endswith("ly") and len(word) > 5:
-        word = word[:-2]
-    elif word.endswith("ation") and len(word) >= 9:
-        return word[:-5]
-    # a final e (cache, cach-ing) and y after a consonant (copy, copi-ed)
-    if word.endswith("e") and len(word) > 2:
-        word = word[:-1]
-    elif word.endswith("y") and len(word) > 2 and word[-2] not in _VOWELS:
-        word = word[:-1] + "i"
-    return word
+    with _snowball_lock:
+        if _snowball is None:
+            import Stemmer
 
-
-def _undouble(base: str) -> str:
-    if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "aeioulsz":
-        return base[:-1]
-    return base
+            _snowball = Stemmer.Stemmer("english")
+        found: str = _snowball.stemWord(word)
+    if found.endswith("vok"):
+        found = found[:-1] + "c"
+    return found
 
 
 _stems: dict[str, str] = {}

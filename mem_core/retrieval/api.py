@@ -86,7 +86,7 @@ class RecallResult:
 #: built-in rankers the reference does not have: left out of the "ranking
 #: must be …" message, whose bytes are the reference's (``mem plugins`` and
 #: ``--help`` list them)
-_NOT_IN_MESSAGE = frozenset(("bm25",))
+_NOT_IN_MESSAGE = frozenset(("bm25", "hybrid"))
 
 
 def _ranking_names(names: list[str], *, every: bool = False) -> str:

@@ -221,6 +221,14 @@ class RankContext:
         cls = self._kernel.rankers.require(name, f"the '{name}' ranker is not available")
         return cls()
 
+    def backed_notes(self) -> set[tuple[str, str, str]]:
+        """(file, heading, text hash) of the project's note sections that an
+        eligible receipt backs today, for :func:`mem_core.retrieval.trust.trust`
+        (nothing read when the project has no receipts)."""
+        from mem_core.retrieval.trust import backed_notes
+
+        return backed_notes(self._query.project, self._kernel)
+
     def receipts(self, context_scope: Any) -> list[dict[str, Any]]:
         """Every evidence receipt of the project, re-checked now by its outcome
         verifier, with ``eligible`` and ``reason`` (docs/contract.md §6, §7);

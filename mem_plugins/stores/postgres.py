@@ -227,6 +227,12 @@ def _migrate_4(conn: psycopg.Connection[Any]) -> None:
         _insert_signature(conn, row[0], terminal_signature(record, record["updated_at"]))
 
 
+def _migrate_5(conn: psycopg.Connection[Any]) -> None:
+    """Search vectors rebuilt with the Snowball stemmer that replaced the
+    home-made one (a query's stems must be those the vectors hold)."""
+    _migrate_3(conn)
+
+
 
 
 def _insert_signature(conn: psycopg.Connection[Any], store: int, signature: dict[str, Any]) -> None:
@@ -241,7 +247,13 @@ def _insert_signature(conn: psycopg.Connection[Any], store: int, signature: dict
 
 
 #: ordered schema steps; ``mem_schema_migrations`` holds one row per applied step
-MIGRATIONS: tuple[Callable[[psycopg.Connection[Any]], None], ...] = (_migrate_1, _migrate_2, _migrate_3, _migrate_4)
+MIGRATIONS: tuple[Callable[[psycopg.Connection[Any]], None], ...] = (
+    _migrate_1,
+    _migrate_2,
+    _migrate_3,
+    _migrate_4,
+    _migrate_5,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _VERSION_TABLE = """

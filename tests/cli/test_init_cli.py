@@ -94,3 +94,42 @@ def test_init_refuses_a_symbolic_link_on_the_notes_path(mem, project: Path, tmp_
     run = mem("init", "-d", str(project), env=alone)
     assert run.code == 1
     assert list(outside.iterdir()) == [] and not (project / ".bmad").exists()
+
+
+def _ranking_line(project: Path) -> list[str]:
+    text = (project / ".bmad/memory/mem.toml").read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line.startswith("recall_ranking")]
+
+
+def test_init_makes_the_best_installed_ranking_the_default(mem, project: Path, alone) -> None:
+    pytest.importorskip("onnxruntime", reason="the embeddings extra (tox installs it)")
+    assert mem("init", "-d", str(project), env=alone).code == 0
+    assert _ranking_line(project) == ['recall_ranking = "hybrid"']
+    recalled = json.loads(mem("recall", "failing", "test", "--json", "-d", str(project)).out)
+    assert recalled["ranking"] == "hybrid" and recalled["results"][0]["trust"] == "unverified"
+
+
+def test_init_without_the_embeddings_extra_chooses_bm25(project: Path, alone) -> None:
+    import os
+    import subprocess
+    import sys
+
+    blocked = (
+        "import sys; sys.modules['onnxruntime'] = None; from mem_cli.main import main; sys.exit(main(sys.argv[1:]))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", blocked, "init", "-d", str(project)],
+        env={**os.environ, **alone},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (run.returncode, run.stderr) == (0, "")
+    assert _ranking_line(project) == ['recall_ranking = "bm25"']
+
+
+def test_a_project_without_the_setting_still_ranks_lexical(mem, project: Path) -> None:
+    (project / ".agents/memory").mkdir(parents=True)
+    (project / ".agents/memory/lessons.md").write_text("### Caching\nCache the pages.\n")
+    recalled = json.loads(mem("recall", "cache", "--json", "-d", str(project)).out)
+    assert recalled["ranking"] == "lexical" and "trust" not in recalled["results"][0]

@@ -95,10 +95,10 @@ def test_config_set_keeps_comments_and_checks_the_value(mem, repo: Path) -> None
         (["context_budget", "many"], "context_budget must be a whole number >= 0 (got 'many')"),
         (["colour", "red"], "unknown key 'colour'; known keys: store, postgres_dsn_env, plugins, disable_plugins, "
          "strict_plugins, portfolio, default_mind, context_budget, prompt_budget, hook_relevance, hook_timeout, "
-         "journal_sessions, recall_ranking, recall_index"),
+         "journal_sessions, recall_ranking, recall_hybrid_weight, recall_trust_weight, recall_model, recall_index"),
         (["debug", "true"], "unknown key 'debug' (a user setting: use --user); known keys: store, postgres_dsn_env, "
          "plugins, disable_plugins, strict_plugins, portfolio, default_mind, context_budget, prompt_budget, "
-         "hook_relevance, hook_timeout, journal_sessions, recall_ranking, recall_index"),
+         "hook_relevance, hook_timeout, journal_sessions, recall_ranking, recall_hybrid_weight, recall_trust_weight, recall_model, recall_index"),
         (["postgres_dsn_env", f"postgresql://mem:{PASSWORD}@db/x"], "postgres_dsn_env looks like a secret (a "
          "connection string with a password); config files hold no secrets: keep it in an environment variable "
          "and name that variable in postgres_dsn_env"),
@@ -198,12 +198,15 @@ def test_config_set_refuses_a_value_no_plugin_registers_and_doctor_reports_one(m
         "mem config: store must be one of sqlite, postgres"
     )
 
-    # set in place of the template's commented default line; unset brings the line back
+    # set in place of the line mem init wrote (the best ranking installed); unset takes it away
     template = path.read_text()
-    assert mem("config", "set", "recall_ranking", "bm25", "-d", str(repo)).code == 0
-    assert path.read_text() == template.replace('# recall_ranking = "lexical"', 'recall_ranking = "bm25"')
+    (chosen,) = [line for line in template.splitlines() if line.startswith("recall_ranking = ")]
+    assert chosen in ('recall_ranking = "hybrid"', 'recall_ranking = "bm25"')
+    assert mem("config", "set", "recall_ranking", "lexical", "-d", str(repo)).code == 0
+    assert path.read_text() == template.replace(chosen, 'recall_ranking = "lexical"')
     unset = mem("config", "unset", "recall_ranking", "-d", str(repo))
     assert unset.out == f"mem config: unset recall_ranking in {path}\n"
+    template = template.replace(chosen + "\n", "")
     assert path.read_text() == template
     again = mem("config", "unset", "recall_ranking", "-d", str(repo))
     assert again.out == f"mem config: recall_ranking is not set in {path}; nothing changed\n"

@@ -61,7 +61,7 @@ def test_a_wrapper_can_filter_what_other_plugins_register() -> None:
             return [[cls for cls in result if cls.name != "evidence"] for result in registered]
 
     kernel = _kernel(NoEvidence())
-    assert kernel.rankers.names() == ["lexical", "bm25"]
+    assert kernel.rankers.names() == ["lexical", "bm25", "hybrid"]
     assert kernel.rankers.provider("lexical") == "lexical"
 
 
@@ -134,7 +134,7 @@ def test_returning_something_that_is_not_a_proper_class_breaks_that_plugin(retur
             return returned
 
     kernel = _kernel(Odd())
-    assert kernel.rankers.names() == ["lexical", "bm25", "evidence"]
+    assert kernel.rankers.names() == ["lexical", "bm25", "evidence", "hybrid"]
     (error,) = [info.error for info in kernel.plugin_infos() if info.name == "test-plugin-0"]
     assert error is not None and problem in error
 
@@ -320,7 +320,7 @@ def test_a_registry_imports_and_registers_only_the_default_plugins_of_its_kind(
     monkeypatch.setenv("MEM_DISABLE_PLUGINS", "testranker,bm25")
     monkeypatch.delenv("MEM_PLUGINS", raising=False)
     kernel = Kernel(settings=load_settings())
-    assert kernel.rankers.names() == ["lexical", "evidence"]
+    assert kernel.rankers.names() == ["lexical", "evidence", "hybrid"]
     registered = {name for name, plugin in kernel.pm.list_name_plugin() if plugin is not None}
     assert {"lexical", "evidence"} <= registered
     assert not registered & {"bm25", "nexus", "junit", "signal_ci", "adapter_aider"}

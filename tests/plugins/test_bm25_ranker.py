@@ -72,6 +72,9 @@ def test_words_split_on_everything_but_letters_and_digits_and_cjk_goes_by_bigram
         ("use", "uses", "used", "using"),
         ("global", "globally"),
         ("need", "needs", "needed"),
+        ("migration", "migrations", "migrating", "migrated"),
+        ("revoke", "revoked", "revocable", "revocation"),
+        ("invoke", "invoking", "invocation"),
     ],
 )
 def test_the_forms_of_a_word_have_one_stem(forms: tuple[str, ...]) -> None:
@@ -133,6 +136,27 @@ def test_stems_match_and_question_words_do_not(notes: Path) -> None:
     assert refs("retrying jobs", notes) == ["Queue retries"]
     # only question words: they are the query
     assert set(refs("what is the", notes)) == {"Caching layer", "Résumé parser"}
+
+
+def test_other_forms_of_a_word_find_a_decision(project: Path, mem) -> None:
+    """The issue's examples: the home-made stemmer had ``migration`` →
+    ``migr`` but ``migrating`` → ``migrat``, and ``revoke`` apart from
+    ``revocable``."""
+    memory = project / ".agents" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "decisions.md").write_text(
+        "### Schema changes\nMigrations must be backwards compatible.\n"
+        "### Tokens\nAPI tokens are revocable by their owner.\n"
+        "### Logging format\nJSON lines on stderr.\n",
+        encoding="utf-8",
+    )
+    assert refs("migrating", project) == ["Schema changes"]
+    assert refs("revoke", project) == ["Tokens"]
+    run = mem("recall", "migrating", "--ranking", "bm25", "-d", str(project))
+    assert run.code == 0, run.err
+    assert "Migrations must be backwards compatible" in run.out
+    assert "revocable" in mem("recall", "revoke", "--ranking", "bm25", "-d", str(project)).out
+    assert refs("migrating", project, ranking="lexical") == []  # the reference's tokens, no stems
 
 
 def test_the_output_keeps_recalls_format(notes: Path, mem, now: str) -> None:

