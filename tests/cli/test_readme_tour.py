@@ -163,7 +163,9 @@ def test_the_readme_first_project_prints_what_it_shows(tmp_path: Path) -> None:
     project = tmp_path / "your-project"
     project.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HOME": str(tmp_path)}
+    # the README's install (`pip install .`) has no embeddings extra, so `mem init`
+    # writes bm25 there; this test environment has the extra (init would write hybrid)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HOME": str(tmp_path), "MEM_RECALL_RANKING": "bm25"}
     env.pop("MEM_NOW", None)
     mem = [sys.executable, "-m", "mem_cli"]
     assert subprocess.run([*mem, "init"], cwd=project, env=env, capture_output=True).returncode == 0
