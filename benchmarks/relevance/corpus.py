@@ -1,6 +1,14 @@
-"""The relevance corpus: npm's own documentation (``npm-docs/``, copied
-unchanged from the ``npm`` package, Artistic License 2.0 — see
-``npm-docs/LICENSE``), split at its headings into sections.
+"""The relevance corpora, each split into sections that become ``### ``
+notes and structured memories:
+
+* ``npm-docs`` — npm's own documentation (``npm-docs/``, copied unchanged
+  from the ``npm`` package, Artistic License 2.0 — see
+  ``npm-docs/LICENSE``), split at its headings (below);
+* ``attrs-changelog`` — a journal of a real project: the changelog of
+  *attrs* (``attrs-changelog/CHANGELOG.md``, copied unchanged from the
+  sdist ``attrs-26.1.0.tar.gz`` on PyPI, MIT licence — see
+  ``attrs-changelog/LICENSE``), one section per change item
+  (:func:`changelog_sections`).
 
 Each Markdown heading (``#`` to ``######``, outside fenced code) opens a
 section whose heading is the page's title and the heading's text
@@ -27,11 +35,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-DOCS = Path(__file__).resolve().parent / "npm-docs"
+HERE = Path(__file__).resolve().parent
+DOCS = HERE / "npm-docs"
+CHANGELOG = HERE / "attrs-changelog" / "CHANGELOG.md"
 FOLDERS = {"configuring-npm": "decisions.md", "commands": "lessons.md", "using-npm": "patterns.md"}
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -96,6 +106,91 @@ def sections() -> list[Section]:
     return found
 
 
+_RELEASE = re.compile(r"^## \[(?P<version>[^]]+)\]\([^)]*\) - (?P<date>\d{4}-\d{2}-\d{2})\s*$")
+_CATEGORY = re.compile(r"^### (?P<category>.+?):?\s*$")
+_ISSUE = re.compile(r"\[#(\d+)\]")
+
+
+def changelog_sections() -> list[Section]:
+    """Every change item of the attrs changelog, newest release first.
+
+    A release (``## [25.4.0](…) - 2025-10-06``) holds categories
+    (``### Changes``); each top-level ``- `` item of a category, with its
+    indented continuation, is a section; a category's text that is not an
+    item (``Initial release.``) is one too. The id is ``<version>#<n>``
+    (the item's number in its release); the heading says only where the
+    item stands — release, date, category and the first issue it links
+    (``attrs 25.4.0 (2025-10-06) Changes #1427``) — as a journal's entry
+    heading does, so a question is answered by the item's words, not by a
+    title written for it."""
+    found: list[Section] = []
+    release: tuple[str, str] | None = None
+    category = ""
+    item: list[str] = []
+    count = 0
+    headings: set[str] = set()
+
+    def close() -> None:
+        nonlocal count
+        text = "".join(item).strip()
+        item.clear()
+        if release is None or not text:
+            return
+        count += 1
+        version, date = release
+        issue = _ISSUE.search(text)
+        mark = f"#{issue.group(1)}" if issue else f"item {count}"
+        heading = f"attrs {version} ({date}) {category} {mark}"
+        if heading in headings:
+            heading = f"{heading} (item {count})"
+        headings.add(heading)
+        body = "\n".join(line[2:] if line.startswith("  ") else line for line in text.splitlines())
+        found.append(Section(f"{version}#{count}", "changelog", heading, body.strip() + "\n"))
+
+    for line in CHANGELOG.read_text(encoding="utf-8").splitlines(keepends=True):
+        if match := _RELEASE.match(line):
+            close()
+            release, category, count = (match.group("version"), match.group("date")), "", 0
+        elif release is None:
+            continue
+        elif match := _CATEGORY.match(line):
+            close()
+            category = match.group("category")
+        elif line.startswith("- "):
+            close()
+            item.append(line[2:])
+        elif line.strip() == "---" or re.match(r"^\[#\d+\]: ", line):
+            continue  # a rule between releases; the link definitions at the end
+        else:
+            item.append(line)
+    close()
+    return found
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A corpus: its sections, the note file of each section's folder, its
+    questions and a line that says what it is."""
+
+    name: str
+    what: str
+    load: Callable[[], list[Section]]
+    files: dict[str, str]
+    queries: Path
+
+
+CORPORA = {
+    "npm-docs": Spec("npm-docs", "npm's documentation", sections, FOLDERS, HERE / "queries.jsonl"),
+    "attrs-changelog": Spec(
+        "attrs-changelog",
+        "attrs' changelog, one per change item",
+        changelog_sections,
+        {"changelog": "decisions.md"},
+        HERE / "attrs-changelog-queries.jsonl",
+    ),
+}
+
+
 def same_text(every: list[Section]) -> dict[str, frozenset[str]]:
     """Section id → the ids of the sections with the same body (itself included)."""
     by_body: dict[str, set[str]] = {}
@@ -110,13 +205,14 @@ def note_text(section: Section) -> str:
     return f"### {section.heading}\n{body}\n"
 
 
-def write_notes(project: Path, every: list[Section]) -> dict[tuple[str, str], str]:
-    """The sections as ``### `` notes of ``project``; returns (file name,
-    heading) → section id, to read recall's results back."""
+def write_notes(project: Path, every: list[Section], files: dict[str, str] = FOLDERS) -> dict[tuple[str, str], str]:
+    """The sections as ``### `` notes of ``project``, each folder's in its
+    note file (``files``); returns (file name, heading) → section id, to
+    read recall's results back."""
     memory = project / ".agents" / "memory"
     memory.mkdir(parents=True, exist_ok=True)
     back: dict[tuple[str, str], str] = {}
-    for folder, name in FOLDERS.items():
+    for folder, name in files.items():
         mine = [s for s in every if s.folder == folder]
         (memory / name).write_text("".join(note_text(s) for s in mine), encoding="utf-8")
         back.update({(name, s.heading): s.id for s in mine})
