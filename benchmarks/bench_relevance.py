@@ -1,12 +1,20 @@
-"""Relevance benchmark (issue 13 item 7): does search find what people type?
+"""Relevance benchmark (issue 13 item 7, issue 19 item 7): does search find
+what people type?
 
-The corpus is npm's own documentation (``relevance/npm-docs/``, see
-``relevance/corpus.py``), 1 271 sections split at its headings; the
-questions (``relevance/queries.jsonl``) are phrased as an agent would ask
-them, each with the id of the section that answers it (a section repeating
-that section's text word for word answers it too). They were written from
-the section list before any ranker was run on them; every other one is
-``held-out`` and was never looked at while changing a ranker.
+Two corpora of different kinds (``relevance/corpus.py``):
+
+* ``npm-docs`` — npm's own documentation (``relevance/npm-docs/``), 1 271
+  sections split at its headings, questions in ``relevance/queries.jsonl``;
+* ``attrs-changelog`` — a project's journal: attrs' changelog
+  (``relevance/attrs-changelog/``), 262 change items whose headings say
+  only release, date, category and issue, questions in
+  ``relevance/attrs-changelog-queries.jsonl``.
+
+The questions are phrased as an agent would ask them, each with the id of
+the section that answers it (a section repeating that section's text word
+for word answers it too). They were written from the section list before
+any ranker was run on them; every other one is ``held-out`` and was never
+looked at while changing a ranker.
 
 For each question it asks
 
@@ -24,7 +32,8 @@ mean of 1/rank of the right section among the first 10, 0 when absent), for
 the tuning half, the held-out half and all. Aim (held-out): bm25 recall@5 ≥
 0.85 and MRR ≥ 0.70, memories --search recall@5 ≥ 0.80.
 
-Usage: ``python benchmarks/bench_relevance.py [--split held-out|tune|all] [--json PATH] [--misses] [--weights W,…]``
+Usage: ``python benchmarks/bench_relevance.py [--corpus NAME] [--split held-out|tune|all] [--json PATH] [--misses] [--weights W,…]``
+(every corpus unless ``--corpus`` names one).
 """
 
 from __future__ import annotations
@@ -45,27 +54,30 @@ import corpus  # noqa: E402
 
 NOW = "2026-11-05T12:00:00.000Z"
 DEPTH = 10
-QUERIES = HERE / "relevance" / "queries.jsonl"
+QUERIES = corpus.CORPORA["npm-docs"].queries
 
 
-def load_queries(split: str = "all") -> list[dict[str, str]]:
-    rows = [json.loads(line) for line in QUERIES.read_text(encoding="utf-8").splitlines() if line.strip()]
+def load_queries(split: str = "all", name: str = "npm-docs") -> list[dict[str, str]]:
+    """The questions on corpus ``name`` of one half (or all)."""
+    path = corpus.CORPORA[name].queries
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [row for row in rows if split in ("all", row["split"])]
 
 
 class Corpus:
-    """The corpus written once as a notes project and as a memories project."""
+    """A corpus written once as a notes project and as a memories project."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, name: str = "npm-docs") -> None:
         from mem_core.settings import resolve
 
-        self.sections = corpus.sections()
+        self.spec = corpus.CORPORA[name]
+        self.sections = self.spec.load()
         self.same = corpus.same_text(self.sections)
         self.notes_project = root / "notes"
         self.memories_project = root / "memories"
         self.notes_project.mkdir()
         self.memories_project.mkdir()
-        self.by_heading = corpus.write_notes(self.notes_project, self.sections)
+        self.by_heading = corpus.write_notes(self.notes_project, self.sections, self.spec.files)
         self.by_key = corpus.write_memories(self.memories_project, self.sections, NOW)
         self.kernel, _ = resolve(str(self.notes_project), None)
 
@@ -132,7 +144,9 @@ def hybrid_costs(built: Corpus, root: Path) -> tuple[dict[str, float], Callable[
     import os
 
     os.environ["MEM_CACHE_DIR"] = str(root / "cache")
-    os.environ["MEM_EMBEDDINGS_BUILD"] = "foreground"  # the first build is measured here, not left to a background process
+    os.environ["MEM_EMBEDDINGS_BUILD"] = (
+        "foreground"  # the first build is measured here, not left to a background process
+    )
     import sqlite3
 
     from mem_core.embeddings.model import load_embedder
@@ -153,10 +167,12 @@ def hybrid_costs(built: Corpus, root: Path) -> tuple[dict[str, float], Callable[
     return costs, ask
 
 
-def run(root: Path, splits: Sequence[str], weights: Sequence[float] = ()) -> dict[str, dict[str, dict]]:
+def run(
+    root: Path, splits: Sequence[str], weights: Sequence[float] = (), name: str = "npm-docs"
+) -> dict[str, dict[str, dict]]:
     import os
 
-    built = Corpus(root)
+    built = Corpus(root, name)
     systems = {
         "lexical": built.recall("lexical"),
         "bm25": built.recall("bm25"),
@@ -167,9 +183,9 @@ def run(root: Path, splits: Sequence[str], weights: Sequence[float] = ()) -> dic
     if hybrid is not None:
         costs, systems["hybrid"] = hybrid
     report: dict[str, dict[str, dict]] = {}
-    for name, ask in systems.items():
+    for system, ask in systems.items():
         ask("warm up")
-        report[name] = {split: evaluate(ask, load_queries(split), built.same) for split in splits}
+        report[system] = {split: evaluate(ask, load_queries(split, name), built.same) for split in splits}
     if hybrid is not None:
         from mem_core.settings import resolve
 
@@ -177,34 +193,26 @@ def run(root: Path, splits: Sequence[str], weights: Sequence[float] = ()) -> dic
             os.environ["MEM_RECALL_HYBRID_WEIGHT"] = repr(weight)
             built.kernel, _ = resolve(str(built.notes_project), None)
             ask = built.recall("hybrid")
-            report[f"hybrid w={weight}"] = {split: evaluate(ask, load_queries(split), built.same) for split in splits}
+            report[f"hybrid w={weight}"] = {
+                split: evaluate(ask, load_queries(split, name), built.same) for split in splits
+            }
         os.environ.pop("MEM_RECALL_HYBRID_WEIGHT", None)
     if costs is not None:
         report["hybrid"]["costs"] = costs
     return report
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("held-out", "tune", "all"), help="only this half (default: every one)")
-    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
-    parser.add_argument("--misses", action="store_true", help="list the questions each system misses (top 5)")
-    parser.add_argument(
-        "--weights", metavar="W,…", help="also the hybrid ranking with these bm25 weights (recall_hybrid_weight)"
-    )
-    args = parser.parse_args(argv)
-    splits = [args.split] if args.split else ["tune", "held-out", "all"]
-    weights = [float(part) for part in args.weights.split(",")] if args.weights else []
-    with tempfile.TemporaryDirectory(prefix="mem-relevance-") as tmp:
-        report = run(Path(tmp), splits, weights)
+def show(name: str, report: dict[str, dict[str, dict]], splits: Sequence[str], misses: bool) -> dict | None:
+    """The table of one corpus (and its misses); returns the hybrid's
+    costs, taken out of ``report``."""
     costs = report.get("hybrid", {}).pop("costs", None)
-    sections = len(corpus.sections())
-    print(f"relevance: {sections} sections of npm's documentation, questions in {QUERIES.name}")
+    spec = corpus.CORPORA[name]
+    print(f"relevance: {len(spec.load())} sections of {spec.what}, questions in {spec.queries.name}")
     print(f"{'system':<20} {'split':<9} {'queries':>7} {'recall@5':>9} {'MRR@10':>7} {'ms/query':>9}")
-    for name, by_split in report.items():
+    for system, by_split in report.items():
         for split, figures in by_split.items():
             print(
-                f"{name:<20} {split:<9} {figures['queries']:>7} {figures['recall@5']:>9.3f} "
+                f"{system:<20} {split:<9} {figures['queries']:>7} {figures['recall@5']:>9.3f} "
                 f"{figures['mrr@10']:>7.3f} {figures['ms_per_query']:>9.1f}"
             )
     if costs is not None:
@@ -214,18 +222,48 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     else:
         print("hybrid: not measured (the embeddings extra is not installed)")
-    if args.misses:
-        for name, by_split in report.items():
+    if misses:
+        for system, by_split in report.items():
             split = splits[-1]
-            for row, rank in zip(load_queries(split), by_split[split]["ranks"], strict=True):
+            for row, rank in zip(load_queries(split, name), by_split[split]["ranks"], strict=True):
                 if rank is None or rank > 5:
-                    print(f"  miss {name}: {row['query']!r} -> {row['id']} (rank {rank})")
+                    print(f"  miss {system}: {row['query']!r} -> {row['id']} (rank {rank})")
+    return costs
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", choices=(*corpus.CORPORA, "all"), default="all", help="only this corpus")
+    parser.add_argument("--split", choices=("held-out", "tune", "all"), help="only this half (default: every one)")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON (corpus → system → split)")
+    parser.add_argument("--misses", action="store_true", help="list the questions each system misses (top 5)")
+    parser.add_argument(
+        "--weights", metavar="W,…", help="also the hybrid ranking with these bm25 weights (recall_hybrid_weight)"
+    )
+    args = parser.parse_args(argv)
+    splits = [args.split] if args.split else ["tune", "held-out", "all"]
+    weights = [float(part) for part in args.weights.split(",")] if args.weights else []
+    names = list(corpus.CORPORA) if args.corpus == "all" else [args.corpus]
+    reports: dict[str, dict[str, dict[str, dict]]] = {}
+    for n, name in enumerate(names):
+        if n:
+            print()
+        with tempfile.TemporaryDirectory(prefix=f"mem-relevance-{name}-") as tmp:
+            reports[name] = run(Path(tmp), splits, weights, name)
+        costs = show(name, reports[name], splits, args.misses)
+        if costs is not None:
+            reports[name]["hybrid costs"] = costs
     if args.json:
         Path(args.json).write_text(
             json.dumps(
                 {
-                    name: {s: {k: v for k, v in f.items() if k != "ranks"} for s, f in b.items()}
-                    for name, b in report.items()
+                    name: {
+                        system: by_split
+                        if system == "hybrid costs"
+                        else {s: {k: v for k, v in f.items() if k != "ranks"} for s, f in by_split.items()}
+                        for system, by_split in report.items()
+                    }
+                    for name, report in reports.items()
                 },
                 indent=2,
             )

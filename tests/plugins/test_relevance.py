@@ -45,6 +45,23 @@ def test_the_corpus_is_the_shipped_documentation(built) -> None:
     assert (BENCHMARKS / "relevance" / "npm-docs" / "LICENSE").is_file()
 
 
+def test_the_changelog_corpus_is_attrs_own(bench) -> None:
+    sections = bench.corpus.CORPORA["attrs-changelog"].load()
+    assert len(sections) == 262
+    assert len({s.heading for s in sections}) == 262  # read back by heading
+    assert (BENCHMARKS / "relevance" / "attrs-changelog" / "LICENSE").is_file()
+
+
+@pytest.mark.parametrize("name", ["npm-docs", "attrs-changelog"])
+def test_every_question_names_a_section_and_half_are_held_out(bench, name: str) -> None:
+    ids = {section.id for section in bench.corpus.CORPORA[name].load()}
+    queries = bench.load_queries("all", name)
+    assert len(queries) >= 60
+    assert [row["id"] for row in queries if row["id"] not in ids] == []
+    held_out = len(bench.load_queries("held-out", name))
+    assert abs(2 * held_out - len(queries)) <= 1
+
+
 @pytest.mark.parametrize(("query", "section"), FEW)
 def test_a_few_questions_are_answered_in_the_first_five(bench, built, query: str, section: str) -> None:
     right = built.same[section]
