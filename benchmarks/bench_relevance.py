@@ -217,8 +217,9 @@ def show(name: str, report: dict[str, dict[str, dict]], splits: Sequence[str], m
             )
     if costs is not None:
         print(
-            f"hybrid: model load {costs['model_load_s']:.2f} s (in process, cold imports); first index build "
-            f"{costs['sections']} sections at {costs['sections_per_s']:.1f} sections/s"
+            f"hybrid: model load {costs['model_load_s']:.2f} s (in process, cold imports; about 0 when an earlier "
+            f"corpus loaded it); first index build {costs['sections']} sections at "
+            f"{costs['sections_per_s']:.1f} sections/s"
         )
     else:
         print("hybrid: not measured (the embeddings extra is not installed)")
