@@ -17,6 +17,9 @@ normalised over its own best :data:`DEPTH` (below that: 0), and a candidate
 of either list scores ``w × bm25 + (1 − w) × dense`` with ``w`` the
 ``recall_hybrid_weight`` setting (0.4: what measured best on the tuning half
 of benchmarks/relevance; reciprocal rank fusion measured lower, docs/recall.md).
+A candidate bm25 gave nothing is left out below a cosine of
+:data:`DENSE_ONLY_FLOOR`: normalised, the least bad of unrelated notes would
+otherwise score high in a small project.
 A journal event's dense score is weighed by its decay, as its bm25 score is.
 
 Trust: a structured memory a human verified and a note section an
@@ -50,6 +53,14 @@ DEPTH = 50
 #: at most this many texts are embedded while a command nobody watches
 #: waits (about 10 to 20 seconds here); more go to a background process
 FOREGROUND = 200
+#: a candidate only the dense list brings (bm25 gave it nothing) needs at
+#: least this cosine with the query: min-max normalisation gives the best
+#: of a few unrelated notes a high dense share whatever their cosine (in a
+#: project of four notes, "Write a haiku about cats" found "Logging format"
+#: at cosine 0.13). 0.2 cost nothing on the tuning halves of both corpora of
+#: benchmarks/relevance (0.35 did), and keeps a paraphrase with no word in
+#: common at about 0.25 ("cancel an access key" for revocable API tokens)
+DENSE_ONLY_FLOOR = 0.2
 #: ``foreground``: embed whatever lacks a vector before answering (the
 #: background process; benchmarks)
 BUILD_ENV = "MEM_EMBEDDINGS_BUILD"
@@ -100,6 +111,8 @@ class HybridRanker(Ranker):
 
         fused = []
         for n in set(lexical_scores).union(dense_top):
+            if n not in lexical_scores and dense[n] < DENSE_ONLY_FLOOR:
+                continue
             dense_score = (dense[n] - low) / span if span > 0 else 1.0
             score = share * lexical_scores.get(n, 0.0) + (1.0 - share) * max(dense_score, 0.0)
             if score <= 0:

@@ -55,6 +55,14 @@ def test_a_question_in_other_words_finds_its_section(notes: Path) -> None:
     assert refs("migrating", notes)[0] == "Schema changes"  # bm25's half: the stems
 
 
+def test_an_unrelated_note_is_not_brought_by_the_dense_list_alone(notes: Path) -> None:
+    # normalised over five notes, the least unrelated would score well: the
+    # cosine floor for what bm25 found nothing in keeps them out
+    assert refs("which day do we release", notes) == ["Release train"]
+    assert refs("write a haiku about cats", notes) == []
+    assert refs("how can I cancel an access key", notes) == ["Tokens"]  # a paraphrase stays
+
+
 def test_every_source_takes_part_and_each_result_says_its_trust(notes: Path, mem, now: str) -> None:
     project = str(notes)
     memories.remember("fact", "deploy_window", "Production deploys happen on Tuesday afternoons", directory=project)
