@@ -38,8 +38,11 @@ if TYPE_CHECKING:
     from mem_core.brief.api import brief_state as brief_state
     from mem_core.brief.api import write_brief as write_brief
     from mem_core.clock import parse_ms as parse_ms
+    from mem_core.embeddings import MISSING as _MISSING
+    from mem_core.embeddings import missing as _missing
     from mem_core.embeddings.model import load_embedder as load_embedder
     from mem_core.embeddings.store import EmbeddingIndex as EmbeddingIndex
+    from mem_core.embeddings.store import index_path as _index_path
     from mem_core.evidence.api import required_text as required_text
     from mem_core.evidence.interfaces import OutcomeVerifier as OutcomeVerifier
     from mem_core.files import JOURNAL as JOURNAL
@@ -142,6 +145,7 @@ if TYPE_CHECKING:
     from mem_core.retrieval.text import Terms as Terms
     from mem_core.retrieval.text import query_tokens as query_tokens
     from mem_core.retrieval.text import tokenize as tokenize
+    from mem_core.retrieval.trust import trust as _trust
     from mem_core.settings import Settings as Settings
     from mem_core.settings import load_settings as load_settings
 
@@ -165,6 +169,10 @@ if TYPE_CHECKING:
     json_same = _same
     json_stringify = _stringify
     sha256_hex = _sha256
+    trust_label = _trust
+    embeddings_missing = _missing
+    EMBEDDINGS_MISSING = _MISSING
+    embedding_index_path = _index_path
 
 #: public name -> module that defines it
 _NAMES = {

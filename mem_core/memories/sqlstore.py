@@ -233,4 +233,3 @@ class SqlStore(MemoryStore):
         for row in rows:
             found.setdefault(row[0], []).append(dict(zip(SIGNATURE_COLUMNS, row, strict=True)))
         return found
-

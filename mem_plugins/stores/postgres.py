@@ -233,8 +233,6 @@ def _migrate_5(conn: psycopg.Connection[Any]) -> None:
     _migrate_3(conn)
 
 
-
-
 def _insert_signature(conn: psycopg.Connection[Any], store: int, signature: dict[str, Any]) -> None:
     values = [str(signature[name]) for name in SIGNATURE_COLUMNS]
     if any("\x00" in value for value in values):
@@ -418,7 +416,6 @@ class PostgresStore(SqlStore):
     ORDER = _ORDER
     NO_LIMIT = None
     TAG_CLAUSE = "m.tags @> %s::text[]"
-    _verified_value = staticmethod(bool)
 
     @staticmethod
     def _tag_value(tag: str) -> list[str]:
@@ -427,6 +424,7 @@ class PostgresStore(SqlStore):
     def _scope(self) -> tuple[list[str], list[Any]]:
         # one database holds many stores, each a namespace
         return ["m.store = %s"], [self._store_id]
+
     #: the connection string; ``None``: read it from the settings (see :meth:`bind`)
     dsn: ClassVar[str | None] = None
     #: the variable the DSN came from, for messages

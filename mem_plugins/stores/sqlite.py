@@ -238,8 +238,6 @@ def _insert_signature(conn: sqlite3.Connection, signature: dict[str, Any]) -> No
     )
 
 
-
-
 def _signatures_before_step_5(store: SqliteStore, memory_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
     """What a reader of a database from before the signatures table reads:
     the terminal rows :func:`_migrate_5` will write (a verified memory was
@@ -324,9 +322,15 @@ class SqliteStore(SqlStore):
 
     ORDER = _ORDER
     TAG_CLAUSE = "EXISTS (SELECT 1 FROM memory_tags t WHERE t.tag = ? AND t.memory = m.n)"
-    _tag_value = staticmethod(str)
-    _verified_value = staticmethod(int)
-    _tags = staticmethod(json.loads)
+
+    @staticmethod
+    def _verified_value(verified: bool) -> int:
+        return int(verified)
+
+    @staticmethod
+    def _tags(value: Any) -> list[str]:
+        tags: list[str] = json.loads(value)  # a JSON array of text
+        return tags
 
     def __init__(self, path: str, conn: sqlite3.Connection) -> None:
         self._path = path
