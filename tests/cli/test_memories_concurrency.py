@@ -86,7 +86,9 @@ def test_eight_processes_storing_at_once_lose_nothing(project: Path, tmp_path: P
     assert sorted(e.memory.content for e in shared) == sorted(
         f"written by worker {w} at {i}" for w in range(WORKERS) for i in range(0, STORES, SHARED_EVERY)
     )
-    assert service.list_memories(category="note", directory=str(project)).memories[0].content == shared[-1].memory.content
+    assert (
+        service.list_memories(category="note", directory=str(project)).memories[0].content == shared[-1].memory.content
+    )
 
     db = project / ".bmad" / "memory" / "memories.sqlite3"
     with closing(sqlite3.connect(db)) as conn:

@@ -261,7 +261,9 @@ def test_signatures_are_checked_on_postgres_too(
     own = new_database_dsn()
     monkeypatch.setenv("MEM_STORE", "postgres")
     monkeypatch.setenv(DSN_ENV, own)
-    said = service.remember("identity", "user_name", "Ada Lovelace", as_user=True, signer=signer, directory=str(project))
+    said = service.remember(
+        "identity", "user_name", "Ada Lovelace", as_user=True, signer=signer, directory=str(project)
+    )
     assert (said.memory.source, said.memory.verification) == ("user", "signed")
     service.remember("fact", "boss", "Agent is the boss", directory=str(project))
     with psycopg.connect(own) as conn:

@@ -59,7 +59,9 @@ def test_the_api_uses_the_backend_named_by_mem_store(tmp_path: Path, monkeypatch
     monkeypatch.setenv("MEM_STORE", "dict")
     project = tmp_path / "project"
     stored = service.remember("fact", "k", "kept in a dict", directory=str(project), kernel=kernel, now=NOW).memory
-    assert [m.id for m in service.search_memories("dict", directory=str(project), kernel=kernel).memories] == [stored.id]
+    assert [m.id for m in service.search_memories("dict", directory=str(project), kernel=kernel).memories] == [
+        stored.id
+    ]
     assert DictStore.exists(str(project / ".bmad" / "memory")) and not project.exists()
 
 
