@@ -63,6 +63,8 @@ log = logging.getLogger("mem.serve")
 #: the largest request body accepted (a memory's content is at most 16 KiB of
 #: UTF-8; JSON escapes can make that six times longer)
 BODY_MAX = 128 * 1024
+#: the largest body of a store transaction's requests (its writes: a migrated store's memories)
+STORE_BODY_MAX = 8 * 1024 * 1024
 #: the longest query parameter value accepted
 PARAM_MAX = 2048
 #: how far a human's signed timestamp may be from the server's clock
@@ -162,6 +164,8 @@ class Endpoint:
     summary: str
     fields: tuple[str, ...] = ()
     status: int = 200
+    #: the largest body this route reads (a store transaction carries its writes)
+    body_max: int = BODY_MAX
 
 
 class Server:
@@ -632,6 +636,18 @@ def get_audit(call: Call) -> Any:
     return {"entries": found, "head": current}
 
 
+def _store(name: str) -> Callable[[Call], Any]:
+    """A store route of :mod:`mem_server.store`, imported when first called."""
+
+    def route(call: Call) -> Any:
+        from mem_server import store
+
+        return getattr(store, name)(call)
+
+    route.__name__ = name
+    return route
+
+
 # -- the route table ----------------------------------------------------------------------
 
 ROUTES: tuple[Endpoint, ...] = (
@@ -669,6 +685,15 @@ ROUTES: tuple[Endpoint, ...] = (
     Endpoint("POST", "/v1/humans", HUMAN, post_human, "Trust another human's public key", ("name", "publicKey"),
              201),
     Endpoint("GET", "/v1/audit", HUMAN, get_audit, "Audit log entries (after, limit) and the chain's head"),
+    Endpoint("POST", "/v1/store/read", READ, _store("store_read"),
+             "A store read of the server memory store (mem_plugins.stores.server)", ("read", "steps", "lease"),
+             body_max=STORE_BODY_MAX),
+    Endpoint("POST", "/v1/store/lock", WRITE, _store("store_lock"), "Take the store's transaction lease"),
+    Endpoint("POST", "/v1/store/unlock", WRITE, _store("store_unlock"), "Give back a transaction lease",
+             ("lease",)),
+    Endpoint("POST", "/v1/store/commit", WRITE, _store("store_commit"),
+             "Replay a transaction's reads and writes in one store transaction", ("steps", "lease"),
+             body_max=STORE_BODY_MAX),
 )  # fmt: skip
 
 
@@ -745,15 +770,15 @@ def _error(status: int, message: str) -> JSONResponse:
     return Json({"error": " ".join(message.split())[:1000]}, status_code=status)
 
 
-async def _read_body(request: Request) -> bytes:
+async def _read_body(request: Request, limit: int = BODY_MAX) -> bytes:
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > BODY_MAX):
-        raise Refused(413, f"the request body is larger than {BODY_MAX} bytes")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        raise Refused(413, f"the request body is larger than {limit} bytes")
     data = bytearray()
     async for chunk in request.stream():
         data += chunk
-        if len(data) > BODY_MAX:
-            raise Refused(413, f"the request body is larger than {BODY_MAX} bytes")
+        if len(data) > limit:
+            raise Refused(413, f"the request body is larger than {limit} bytes")
     return bytes(data)
 
 
@@ -798,7 +823,11 @@ def _handler(server: Server, endpoint: Endpoint) -> Callable[[Request], Any]:
         started = time.perf_counter()
         status = 500
         try:
-            body = _parse_body(await _read_body(request), endpoint.fields) if endpoint.method in ("POST", "PUT") else {}
+            body = (
+                _parse_body(await _read_body(request, endpoint.body_max), endpoint.fields)
+                if endpoint.method in ("POST", "PUT")
+                else {}
+            )
             status, result = await run_in_threadpool(
                 _run, server, endpoint, _token(request), dict(request.path_params), _query(request), body
             )

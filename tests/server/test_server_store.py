@@ -1,0 +1,252 @@
+"""The ``server`` memory store (:mod:`mem_plugins.stores.server`) against a
+real ``mem serve`` over real HTTP: the shipped store contract suite, the
+command line and the MCP tools answering as they do over a local store of
+the same memories, what an agent key may not do, and a server that is down."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from mem_core.plugin import MemError, MemoryStore
+from mem_core.testing import MemoryStoreContract
+from mem_plugins.stores.server import ServerStore
+from tests.server.kit import NOW, Team, free_port, signature_over
+from tests.server.test_same_answers import MEMORIES, cli_args, normalized
+
+# -- the contract suite ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Team]:
+    """One SQLite-backed server for the module (each contract test empties its store)."""
+    made = Team(tmp_path_factory.mktemp("served"), "sqlite", None)
+    made.start(1)
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="module")
+def human_token(served: Team) -> str:
+    return served.login(served.replicas[0].url)
+
+
+def _empty(team: Team) -> None:
+    """The served store, emptied (between tests, while no request runs)."""
+    directory = team.project / ".bmad" / "memory"
+    for name in ("memories.sqlite3", "memories.sqlite3-wal", "memories.sqlite3-shm"):
+        (directory / name).unlink(missing_ok=True)
+
+
+class TestServerStoreContract(MemoryStoreContract):
+    """The shipped contract, as a human session (the suite writes every mind,
+    signatures and imports, which an agent key may not)."""
+
+    @pytest.fixture
+    def mem_store_class(self, served: Team, human_token: str) -> type[MemoryStore]:
+        _empty(served)
+        return ServerStore.bind(served.replicas[0].url, human_token)
+
+
+# -- a project whose store is the server -----------------------------------------------
+
+
+def _client(tmp_path: Path, url: str, key: str, name: str = "client") -> tuple[Path, dict[str, str]]:
+    project = tmp_path / name
+    (project / ".bmad" / "memory").mkdir(parents=True)
+    (project / ".bmad" / "memory" / "mem.toml").write_text(f'store = "server"\nserver_url = "{url}"\n')
+    env = {"MEM_SERVER_KEY": key, "MEM_USER_CONFIG": str(tmp_path / f"{name}-config" / "config.toml")}
+    return project, env
+
+
+def _run(mem: Any, project: Path, env: dict[str, str], *args: str) -> Any:
+    return mem(*args, "-d", str(project), env=env)
+
+
+def test_the_cli_on_the_server_answers_as_on_a_local_store(team: Team, mem: Any, tmp_path: Path) -> None:
+    (one,) = team.start(1)
+    project, env = _client(tmp_path, one.url, team.agent_key("alpha"))
+    local = tmp_path / "local"
+    (local / ".bmad" / "memory").mkdir(parents=True)
+
+    def both(*args: str) -> tuple[Any, Any]:
+        served = _run(mem, project, env, *args)
+        here = mem(*args, "-d", str(local))
+        assert served.code == here.code == 0, (served.err, here.err)
+        return served, here
+
+    for memory in MEMORIES:
+        served, here = both(*cli_args(memory))
+        assert normalized(json.loads(served.out)) == normalized(json.loads(here.out))
+    for args in (
+        ["memories", "--mind", "alpha", "--json"],
+        ["memories", "--mind", "alpha", "--search", "postgresql cache", "--json"],
+        ["memories", "--mind", "alpha", "--tag", "db", "--json"],
+        ["memories", "--mind", "alpha", "--expiring", "1d", "--json"],
+        ["memories", "history", "fact/db_engine", "--mind", "alpha", "--json"],
+        ["recall", "postgresql deployed", "--json"],
+        ["remember", "fact", "db_engine", "PostgreSQL 17", "--mind", "alpha", "--json"],
+        ["forget", "mistake/cache_zero", "--mind", "alpha", "--json"],
+        ["memories", "--mind", "alpha", "--json"],
+    ):
+        served, here = both(*args)
+        assert normalized(json.loads(served.out)) == normalized(json.loads(here.out)), args
+    served, here = both("context", "--mind", "alpha")
+    assert served.out == here.out and "PostgreSQL 17" in served.out
+    # what the CLI stored, the API serves (one store), with its audit entries
+    listed = httpx.get(f"{one.url}/v1/memory", params={"mind": "alpha"},
+                       headers={"Authorization": f"Bearer {team.login(one.url)}"}).json()  # fmt: skip
+    assert sorted(m["key"] for m in listed["memories"]) == ["db_engine", "meeting_topic", "synapse_status"]
+    assert not (project / ".bmad" / "memory" / "memories.sqlite3").exists()
+    assert (project / ".bmad" / "memory" / "memories.server.json").exists()
+
+
+def _audit(team: Team, url: str) -> list[dict[str, Any]]:
+    answer = httpx.get(f"{url}/v1/audit", params={"limit": "1000"},
+                       headers={"Authorization": f"Bearer {team.login(url)}"})  # fmt: skip
+    assert answer.status_code == 200, answer.text
+    return list(answer.json()["entries"])
+
+
+def test_store_writes_are_audited_and_kept_to_the_key_s_mind(team: Team, mem: Any, tmp_path: Path) -> None:
+    (one,) = team.start(1)
+    project, env = _client(tmp_path, one.url, team.agent_key("alpha"))
+    assert _run(mem, project, env, "remember", "fact", "k", "v1", "--mind", "alpha").code == 0
+    entries = [e for e in _audit(team, one.url) if e["action"].startswith("memory.")]
+    assert [(e["action"], e["actor"].split(":")[0], e["detail"]["key"]) for e in entries] == [
+        ("memory.create", "key", "k")
+    ]
+    before = team.snapshot()
+    other = _run(mem, project, env, "remember", "fact", "k", "v2", "--mind", "beta")
+    assert other.code == 1 and "for the mind alpha only" in other.err and len(other.err.strip().splitlines()) == 1
+    assert team.snapshot() == before
+    read_only, ro_env = _client(tmp_path, one.url, team.agent_key("alpha", read_only=True), "ro")
+    before = team.snapshot()  # the new key's row
+    refused = _run(mem, read_only, ro_env, "remember", "fact", "k", "v3", "--mind", "alpha")
+    assert refused.code == 1 and "read-only" in refused.err
+    assert team.snapshot() == before
+    listed = _run(mem, read_only, ro_env, "memories", "--mind", "alpha", "--json")
+    assert listed.code == 0 and [m["content"] for m in json.loads(listed.out)["memories"]] == ["v1"]
+
+
+def test_an_agent_key_cannot_verify_through_the_store_the_api_or_mcp(team: Team, tmp_path: Path) -> None:
+    (one,) = team.start(1)
+    key = team.agent_key("alpha")
+    store_class = ServerStore.bind(one.url, key)
+    directory = str(tmp_path / "store")
+    with store_class.open(directory, create=True) as store:
+        with store.transaction():
+            memory = {"id": "mem_00000000000000a1", "category": "fact", "key": "sky", "content": "blue", "tags": [],
+                      "priority": "normal", "source": "agent", "verified": False, "confidence": 0.7,
+                      "expires_at": None, "mind_id": "alpha", "created_at": NOW, "updated_at": NOW}  # fmt: skip
+            store.insert(memory, at=NOW)
+        before = team.snapshot()
+        from mem_core.memories.trust import sign
+
+        signed = sign(memory, team.ada, NOW)
+        attempts = [
+            lambda: (
+                store.update({**memory, "verified": True}, action="verify", at=NOW),
+                store.add_signature({**signed, "memory_id": memory["id"]}),
+            ),  # fmt: skip
+            lambda: store.add_signature({**signed, "memory_id": memory["id"]}),
+            lambda: store.insert({**memory, "id": "mem_00000000000000a2", "key": "u", "source": "user"}, at=NOW),
+            lambda: store.import_memory(
+                {**memory, "id": "mem_00000000000000a3", "key": "i"},
+                [{"action": "create", "at": NOW, "memory": memory}],
+                forgotten=False,
+            ),  # fmt: skip
+            lambda: store.drop_signatures(memory["id"]),
+        ]
+        for attempt in attempts:
+            with pytest.raises(MemError) as refused, store.transaction():
+                attempt()
+            message = str(refused.value)
+            assert getattr(refused.value, "status", None) == 403 and "\n" not in message, message
+            assert "agent key cannot" in message
+        with pytest.raises(MemError, match="only a human may export"):
+            store.known_ids()
+    assert team.snapshot() == before
+    # the API's verify route: a human's only
+    answer = httpx.post(f"{one.url}/v1/memory/{memory['id']}/verify", json={"signedAt": NOW,
+                        "signature": signature_over(memory, team.ada)}, headers={"Authorization": f"Bearer {key}"})  # fmt: skip
+    assert answer.status_code == 403 and "only a human" in answer.json()["error"]
+    assert team.snapshot() == before
+
+
+def test_mcp_memory_tools_on_a_server_store_have_no_verify(team: Team, tmp_path: Path) -> None:
+    """``mem mcp`` (a real process, the SDK's client) in a project whose
+    store is the server: its memory tools read and write the server's store;
+    none verifies or stores as the user."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    (one,) = team.start(1)
+    project, env = _client(tmp_path, one.url, team.agent_key("alpha"))
+    (project / ".bmad" / "memory" / "mem.toml").write_text(
+        f'store = "server"\nserver_url = "{one.url}"\ndefault_mind = "alpha"\n'
+    )
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mem_cli", "mcp", "-d", str(project)],
+                                   env={**os.environ, **env, "MEM_NOW": NOW})  # fmt: skip
+
+    async def session() -> tuple[Any, Any, Any]:
+        with open(tmp_path / "mcp.log", "a", encoding="utf-8") as log:
+            async with stdio_client(params, errlog=log) as (read, write), ClientSession(read, write) as client:
+                await client.initialize()
+                tools = await client.list_tools()
+                stored = await client.call_tool("remember", {"category": "fact", "key": "via_mcp",
+                                                             "content": "stored through mem mcp"})  # fmt: skip
+                listed = await client.call_tool("memories", {})
+                return tools, stored, listed
+
+    tools, stored, listed = anyio.run(session)
+    names = {tool.name for tool in tools.tools}
+    assert "remember" in names and not any("verify" in name for name in names)
+    remember = next(t for t in tools.tools if t.name == "remember")
+    assert not {"as_user", "asUser", "verified", "signature"} & set(remember.inputSchema["properties"])
+    assert not stored.isError, stored
+    assert "stored through mem mcp" in json.dumps(listed.structuredContent)
+    found = httpx.get(f"{one.url}/v1/memory/search", params={"q": "mcp", "mind": "alpha"},
+                      headers={"Authorization": f"Bearer {team.login(one.url)}"}).json()  # fmt: skip
+    assert [m["key"] for m in found["memories"]] == ["via_mcp"]
+
+
+def test_a_server_that_is_down_is_one_line_and_changes_nothing(team: Team, mem: Any, tmp_path: Path) -> None:
+    (one,) = team.start(1)
+    project, env = _client(tmp_path, one.url, team.agent_key("alpha"))
+    assert _run(mem, project, env, "remember", "fact", "k", "v1", "--mind", "alpha").code == 0
+    one.stop(signal.SIGKILL)
+    files = sorted(p.name for p in (project / ".bmad" / "memory").iterdir())
+    for args in (["remember", "fact", "k", "v2", "--mind", "alpha"], ["memories", "--mind", "alpha"],
+                 ["forget", "fact/k", "--mind", "alpha"], ["context"]):  # fmt: skip
+        run = _run(mem, project, env, *args)
+        assert run.code == 1, (args, run.out)
+        assert run.err.startswith("mem") and len(run.err.strip().splitlines()) == 1, run.err
+        assert f"cannot reach the server {one.url}" in run.err and "nothing was changed" in run.err
+    assert sorted(p.name for p in (project / ".bmad" / "memory").iterdir()) == files
+    # a project that never reached its server gets no marker
+    fresh, fresh_env = _client(tmp_path, f"http://127.0.0.1:{free_port()}", "mem_ak_x", "fresh")
+    run = _run(mem, fresh, fresh_env, "remember", "fact", "k", "v")
+    assert run.code == 1 and "cannot reach the server" in run.err
+    assert not (fresh / ".bmad" / "memory" / "memories.server.json").exists()
+
+
+def test_no_key_and_a_bad_url_are_one_line_errors(mem: Any, tmp_path: Path) -> None:
+    project, env = _client(tmp_path, "http://127.0.0.1:9", "")
+    run = _run(mem, project, env, "remember", "fact", "k", "v")
+    assert run.code == 1 and "$MEM_SERVER_KEY" in run.err and len(run.err.strip().splitlines()) == 1
+    (project / ".bmad" / "memory" / "mem.toml").write_text('store = "server"\nserver_url = "http://u:pw@host"\n')
+    run = _run(mem, project, {"MEM_SERVER_KEY": "mem_ak_x"}, "memories")
+    assert run.code == 1 and "server_url looks like a secret" in run.err
+    (project / ".bmad" / "memory" / "mem.toml").write_text('store = "server"\nserver_url = "ftp://host"\n')
+    run = _run(mem, project, {"MEM_SERVER_KEY": "mem_ak_x"}, "memories")
+    assert run.code == 1 and "server_url must be an http:// or https:// URL without user or password" in run.err
