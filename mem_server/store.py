@@ -349,15 +349,19 @@ def _now_ms() -> int:
     return int(time.time() * 1000)  # the lease runs on the wall clock: MEM_NOW pins only what is recorded
 
 
-def _renew(call: Call, lease: object) -> None:
+def _held(call: Call, lease: object, *, renew: bool) -> None:
+    """Refuse a ``lease`` that is not the store's now; ``renew``: extend it."""
     if not isinstance(lease, str) or len(lease) > 100:
         raise Refused(400, "lease must be the token /v1/store/lock answered")
     with call.server.db.transaction() as cursor:
         held = cursor.one("SELECT until_ms FROM mem_srv_store_lease WHERE name = ? AND holder = ?", (_LEASE, lease))
         if held is None or int(held[0]) <= _now_ms():
             raise Refused(409, "the transaction's lease on the memory store ended; nothing was changed, try again")
-        cursor.run("UPDATE mem_srv_store_lease SET until_ms = ? WHERE name = ? AND holder = ?",
-                   (_now_ms() + LEASE_MS, _LEASE, lease))  # fmt: skip
+        if renew:
+            cursor.run(
+                "UPDATE mem_srv_store_lease SET until_ms = ? WHERE name = ? AND holder = ?",
+                (_now_ms() + LEASE_MS, _LEASE, lease),
+            )
 
 
 def store_read(call: Call) -> Any:
@@ -367,8 +371,9 @@ def store_read(call: Call) -> Any:
     if not isinstance(read["args"], dict):
         raise Refused(400, "read.args must be an object")
     steps = _steps(call)
-    if call.body.get("lease") is not None:
-        _renew(call, call.body["lease"])
+    lease = call.body.get("lease")
+    if lease is not None:
+        _held(call, lease, renew=False)
     with _open(call) as store:
         if not steps:
             result = _read(call, store, read["op"], read["args"])
@@ -381,18 +386,18 @@ def store_read(call: Call) -> Any:
             except _Rollback:
                 pass
     call.audit.clear()  # nothing was kept
+    if lease is not None:
+        _held(call, lease, renew=True)  # only once served: a refused request changes nothing
     return {"result": result, "digest": digest(call, result)}
 
 
 def store_commit(call: Call) -> Any:
     steps = _steps(call)
     lease = call.body.get("lease")
-    _renew(call, lease)
-    try:
-        with _open(call) as store, store.transaction():
-            _replay(call, store, steps)
-    finally:
-        _release(call, lease)  # committed or refused, the client's transaction is over
+    _held(call, lease, renew=False)
+    with _open(call) as store, store.transaction():
+        _replay(call, store, steps)
+    _release(call, lease)  # refused, a commit changes nothing: the client gives the lease back (unlock)
     return {"committed": len(steps)}
 
 

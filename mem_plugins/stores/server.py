@@ -305,15 +305,22 @@ class ServerStore(MemoryStore):
             yield
         except BaseException:
             self._steps = None
-            lease, self._lease = self._lease, None
-            try:
-                self._request("/v1/store/unlock", {"lease": lease})
-            except MemError:
-                pass  # the lease ends by itself
+            self._unlock()
             raise
         steps, self._steps = self._steps, None
+        try:
+            self._request("/v1/store/commit", {"steps": steps, "lease": self._lease}, human=self._by_human(steps))
+        except BaseException:
+            self._unlock()
+            raise
+        self._lease = None
+
+    def _unlock(self) -> None:
         lease, self._lease = self._lease, None
-        self._request("/v1/store/commit", {"steps": steps, "lease": lease}, human=self._by_human(steps))
+        try:
+            self._request("/v1/store/unlock", {"lease": lease})
+        except MemError:
+            pass  # the lease ends by itself
 
     def _by_human(self, steps: list[dict[str, Any]]) -> bool:
         """Whether a transaction does what only a human may."""
