@@ -183,6 +183,21 @@ class Server:
         self.default_mind = project_settings(config.project, None).default_mind
         #: one kernel for the replica's life, as ``mem mcp`` keeps one (safe across threads)
         self.kernel = _kernel(config.project)
+        self._create_store()
+
+    def _create_store(self) -> None:
+        """Create the store served when it is missing, at start: the store
+        routes open it as it is, so that no request (a refused one above
+        all) is what creates it. A database that is down now is no reason
+        not to start: the first write creates it then."""
+        from mem_core.memories.service import resolve_target
+
+        try:
+            target = resolve_target(self.kernel, False, self.config.project, None)
+            if not target.backend.exists(target.directory):
+                target.backend.open(target.directory, create=True).close()
+        except MemError as error:
+            log.warning("the memory store could not be created at start: %s", error)
 
     def check_database(self) -> bool:
         try:

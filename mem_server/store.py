@@ -167,11 +167,15 @@ def _visible(store: MemoryStore, call: Call, memory_id: str) -> bool:
     return _own(call, store.get(memory_id)) is not None
 
 
-def digest(call: Call, result: Any) -> str:
-    """The digest of a read's answer, as the client receives it."""
+def digest(op: str, result: Any) -> str:
+    """The digest of a read's answer, as the client receives it. A history's
+    ``seq`` numbers are left out: a database sequence (PostgreSQL's) is not
+    rolled back, so the same writes replayed number their versions anew;
+    the versions' order is in the list."""
     from mem_core.js.jsonfmt import dumps
 
-    del call
+    if op == "history":
+        result = [{name: value for name, value in entry.items() if name != "seq"} for entry in result]
     return hashlib.sha256(dumps(result).encode("utf-8")).hexdigest()
 
 
@@ -198,7 +202,7 @@ def _record(args: dict[str, Any], name: str = "record") -> dict[str, Any]:
 
 def _human_only(call: Call, what: str) -> None:
     if call.agent is not None:
-        raise Refused(403, f"an agent key cannot {what}: only a human can (log in with `mem human login URL`)")
+        raise Refused(403, f"an agent key cannot {what}: only a human can (log in with mem human login URL)")
 
 
 def _stated(call: Call, store: MemoryStore, current: dict[str, Any]) -> bool:
@@ -230,10 +234,10 @@ def _write(call: Call, store: MemoryStore, op: str, args: dict[str, Any], touche
             raise Refused(400, f"store argument action of {op} must be one of {', '.join(allowed)}")
         if agent is not None:
             call.mind(record["mind_id"])
-            if record["source"] != "agent" or record["verified"]:
-                _human_only(call, "store a memory as the user or verified")
             if action == "verify":
                 _human_only(call, "verify a memory")
+            if record["source"] != "agent" or record["verified"]:
+                _human_only(call, "store a memory as the user or verified")
             current = store.get(record["id"]) if op == "update" else None
             if current is not None:
                 call.mind(current["mind_id"])
@@ -331,7 +335,7 @@ def _replay(call: Call, store: MemoryStore, steps: list[dict[str, Any]]) -> None
     touched: set[str] = set()
     for step in steps:
         if step["op"] in READS:
-            if digest(call, _read(call, store, step["op"], step["args"])) != step["digest"]:
+            if digest(step["op"], _read(call, store, step["op"], step["args"])) != step["digest"]:
                 raise Refused(409, "the memory store changed during this transaction (another writer); "
                                    "nothing was changed, try again")  # fmt: skip
         else:
@@ -388,7 +392,7 @@ def store_read(call: Call) -> Any:
     call.audit.clear()  # nothing was kept
     if lease is not None:
         _held(call, lease, renew=True)  # only once served: a refused request changes nothing
-    return {"result": result, "digest": digest(call, result)}
+    return {"result": result, "digest": digest(read["op"], result)}
 
 
 def store_commit(call: Call) -> Any:

@@ -200,7 +200,9 @@ class ServerStore(MemoryStore):
     # -- requests ---------------------------------------------------------------
 
     def _token(self, human: bool) -> str:
-        if human and not self.key.startswith(_SESSION_PREFIX):
+        """The credential of a request: the key; for what only a human may
+        do, or where no key is set, the session of ``mem human login URL``."""
+        if (human or not self.key) and not self.key.startswith(_SESSION_PREFIX):
             from mem_server.client import session_token
 
             try:

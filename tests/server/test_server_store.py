@@ -20,6 +20,7 @@ from mem_core.plugin import MemError, MemoryStore
 from mem_core.testing import MemoryStoreContract
 from mem_plugins.stores.server import ServerStore
 from tests.server.kit import NOW, Team, free_port, signature_over
+from tests.server.test_fuzz import WRONG
 from tests.server.test_same_answers import MEMORIES, cli_args, normalized
 
 # -- the contract suite ------------------------------------------------------------
@@ -250,3 +251,115 @@ def test_no_key_and_a_bad_url_are_one_line_errors(mem: Any, tmp_path: Path) -> N
     (project / ".bmad" / "memory" / "mem.toml").write_text('store = "server"\nserver_url = "ftp://host"\n')
     run = _run(mem, project, {"MEM_SERVER_KEY": "mem_ak_x"}, "memories")
     assert run.code == 1 and "server_url must be an http:// or https:// URL without user or password" in run.err
+
+
+def _broken_step(rng: Any, memory: dict[str, Any]) -> Any:
+
+    record = {**memory, rng.choice(list(memory)): rng.choice(WRONG)}
+    return rng.choice([
+        {"op": "insert", "args": {"record": record, "at": NOW}},
+        {"op": "insert", "args": {"record": memory, "at": rng.choice(WRONG)}},
+        {"op": "update", "args": {"record": memory, "at": NOW, "action": rng.choice(["create", "delete", 1, None])}},
+        {"op": "delete", "args": {"memory_id": rng.choice(WRONG), "at": NOW}},
+        {"op": "add_signature", "args": {"signature": rng.choice(WRONG)}},
+        {"op": "import_memory", "args": {"record": memory, "history": rng.choice(WRONG), "forgotten": False}},
+        {"op": "get", "args": {"memory_id": "mem_00"}, "digest": "not the digest"},
+        {"op": rng.choice(WRONG), "args": {}},
+        {"op": "query", "args": {"where": rng.choice(WRONG)}, "digest": "x"},
+        rng.choice(WRONG),
+    ])  # fmt: skip
+
+
+def test_fuzzed_store_requests_get_one_line_errors_and_change_nothing(team: Team) -> None:
+    import random
+
+    (one,) = team.start(1)
+    agent = team.agent_key("alpha", rate_per_minute=1_000_000)
+    human = team.login(one.url)
+    memory = {"id": "mem_00000000000000b1", "category": "fact", "key": "k", "content": "v", "tags": [],
+              "priority": "normal", "source": "agent", "verified": False, "confidence": 0.7, "expires_at": None,
+              "mind_id": "alpha", "created_at": NOW, "updated_at": NOW}  # fmt: skip
+    lease = httpx.post(f"{one.url}/v1/store/lock", json={}, headers={"Authorization": f"Bearer {human}"}).json()
+    rng = random.Random(20261202)
+    before = team.snapshot()
+    with httpx.Client(timeout=60) as client:
+        for number in range(300):
+            steps = [_broken_step(rng, memory) for _ in range(rng.randrange(1, 4))]
+            body = rng.choice([
+                {"steps": steps, "lease": lease["lease"]},
+                {"steps": steps, "read": {"op": "minds", "args": {}}},
+                {"read": rng.choice([{"op": "get"}, {"op": "get", "args": {"memory_id": 5}}, {"op": "nope", "args": {}},
+                                     {"op": "query", "args": {"where": {"now": NOW, "limit": -1}}}, []])},
+                {"steps": rng.choice(WRONG_STEPS), "lease": rng.choice(["lease_nope", 5, None])},
+            ])  # fmt: skip
+            path = "/v1/store/commit" if "lease" in body else "/v1/store/read"
+            token = human if number % 2 else agent
+            answer = client.post(f"{one.url}{path}", content=json.dumps(body).encode("utf-8", "surrogatepass"),
+                                 headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})  # fmt: skip
+            assert 400 <= answer.status_code < 500, (path, body, answer.text)
+            error = answer.json()["error"]
+            assert error and "\n" not in error and "Traceback" not in error
+    assert team.snapshot() == before
+    assert "Traceback" not in one.logged()
+
+
+WRONG_STEPS: list[Any] = [None, 0, "x", {}, [[]], [{"op": "insert"}], [None] * 5000]
+
+
+def test_verify_goes_through_the_human_login(team: Team, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``verify`` on a server store: the human's signature (made here, with
+    the human key) is sent with the session ``mem human login`` kept; without
+    one it goes with the agent key and the server refuses it, changing nothing."""
+    from mem_core.humans.keys import write_public_key
+    from mem_core.memories import service
+    from mem_server.client import _session_path
+
+    (one,) = team.start(1)
+    project, env = _client(tmp_path, one.url, team.agent_key("alpha"))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("MEM_NOW", NOW)
+    write_public_key(team.ada.public_key("project"), str(project))
+    stored = service.remember("fact", "sky", "the sky is blue", mind="alpha", directory=str(project)).memory
+    assert not stored.verified
+    before = team.snapshot()
+    with pytest.raises(MemError) as refused:
+        service.verify("fact/sky", mind="alpha", signer=team.ada, interactive=False, directory=str(project))
+    assert getattr(refused.value, "status", None) == 403 and "an agent key cannot" in str(refused.value)
+    assert team.snapshot() == before
+    session = Path(_session_path(one.url))
+    session.parent.mkdir(parents=True)
+    session.write_text(json.dumps({"url": one.url, "human": "ada", "token": team.login(one.url)}))
+    done = service.verify("fact/sky", mind="alpha", signer=team.ada, interactive=False, directory=str(project))
+    assert done.changed and done.memory.verified  # computed here, from ada's signature and this project's trust
+    served = httpx.get(f"{one.url}/v1/memory/{stored.id}", headers={"Authorization": f"Bearer {env['MEM_SERVER_KEY']}"})
+    assert served.json()["memory"]["verified"] is True  # and there, from the server's trust list
+    assert [e["actor"] for e in _audit(team, one.url) if e["action"] == "memory.sign"] == ["human:ada"]
+    # an agent may not forget what a human confirmed: the forget needs a human too
+    session.unlink()
+    with pytest.raises(MemError, match="confirmed by a human"):
+        service.forget(f"{stored.id}", mind="alpha", signer=team.ada, interactive=False, directory=str(project))
+
+
+def test_migrate_moves_a_local_store_to_the_server(team: Team, mem: Any, tmp_path: Path) -> None:
+    (one,) = team.start(1)
+    project = tmp_path / "moving"
+    (project / ".bmad" / "memory").mkdir(parents=True)
+    for memory in MEMORIES:
+        assert mem(*cli_args(memory), "-d", str(project)).code == 0
+    assert mem("forget", "fact/db_engine", "--mind", "alpha", "-d", str(project)).code == 0
+    before = mem("memories", "--mind", "alpha", "--json", "-d", str(project))
+    (project / ".bmad" / "memory" / "mem.toml").write_text(f'server_url = "{one.url}"\n')
+    agent = {"MEM_SERVER_KEY": team.agent_key("alpha")}
+    refused = mem("memories", "migrate", "--to", "server", "-d", str(project), env=agent)
+    assert refused.code == 1 and "only a human may export" in refused.err
+    assert (project / ".bmad" / "memory" / "memories.sqlite3").exists()
+    assert not (project / ".bmad" / "memory" / "memories.server.json").exists()
+    human = {"MEM_SERVER_KEY": team.login(one.url)}
+    moved = mem("memories", "migrate", "--to", "server", "--json", "-d", str(project), env=human)
+    assert moved.code == 0, moved.err
+    assert json.loads(moved.out)["memories"] == 3 and json.loads(moved.out)["forgotten"] == 1
+    assert 'store = "server"' in (project / ".bmad" / "memory" / "mem.toml").read_text()
+    after = mem("memories", "--mind", "alpha", "--json", "-d", str(project), env=agent)
+    assert after.code == 0, after.err
+    assert json.loads(after.out) == json.loads(before.out)
