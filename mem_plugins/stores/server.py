@@ -159,7 +159,7 @@ class ServerStore(MemoryStore):
         store = cls(directory, cls._checked_url(directory, marker), read_only=False)
         if marker is None:
             store._request("/v1/store/read", {"read": {"op": "minds", "args": {}}})  # reachable, and the key is good
-            _write_marker(directory, store.url)
+            _write_marker(directory, store.location)
         return store
 
     @classmethod
@@ -173,7 +173,7 @@ class ServerStore(MemoryStore):
         from urllib.parse import urlsplit
 
         self.directory = directory
-        self.url = url
+        self._url = url
         self.read_only = read_only
         parts = urlsplit(url)
         self._https = parts.scheme == "https"
@@ -189,7 +189,7 @@ class ServerStore(MemoryStore):
 
     @property
     def location(self) -> str:
-        return self.url
+        return self._url
 
     def close(self) -> None:
         self._closed = True
@@ -206,7 +206,7 @@ class ServerStore(MemoryStore):
             from mem_server.client import session_token
 
             try:
-                return session_token(self.url)
+                return session_token(self._url)
             except MemError:
                 pass  # no human login here: the agent key asks, and the server refuses
         if self.key:
@@ -223,7 +223,7 @@ class ServerStore(MemoryStore):
         from mem_server.client import ServerError
 
         if self._closed:
-            raise MemError(f"the server store {self.url} is closed")
+            raise MemError(f"the server store {self._url} is closed")
         data = dumps(body).encode("utf-8")
         headers = {"Content-Type": "application/json", "Accept": "application/json",
                    "Authorization": f"Bearer {self._token(human)}"}  # fmt: skip
@@ -244,17 +244,17 @@ class ServerStore(MemoryStore):
                 if attempt == 1 and reused and isinstance(exc, (http.client.RemoteDisconnected, ConnectionError)):
                     continue
                 reason = " ".join(str(getattr(exc, "reason", None) or exc or type(exc).__name__).split())
-                raise ServerError(0, f"cannot reach the server {self.url}: {reason}; nothing was changed.") from None
+                raise ServerError(0, f"cannot reach the server {self._url}: {reason}; nothing was changed.") from None
         if response.status >= 400:
             try:
                 message = json.loads(payload)["error"]
             except (ValueError, KeyError, TypeError):
                 message = f"HTTP {response.status}"
-            raise ServerError(response.status, f"the server {self.url} refused: {message}")
+            raise ServerError(response.status, f"the server {self._url} refused: {message}")
         try:
             return json.loads(payload)
         except ValueError:
-            raise ServerError(0, f"the server {self.url} answered something that is not JSON") from None
+            raise ServerError(0, f"the server {self._url} answered something that is not JSON") from None
 
     def _read(self, op: str, **args: Any) -> Any:
         body: dict[str, Any] = {"read": {"op": op, "args": args}}
@@ -269,7 +269,7 @@ class ServerStore(MemoryStore):
 
     def _write(self, op: str, **args: Any) -> None:
         if self._closed:
-            raise MemError(f"the server store {self.url} is closed")
+            raise MemError(f"the server store {self._url} is closed")
         if self._steps is None:
             raise RuntimeError(f"{op} outside a transaction")
         self._steps.append({"op": op, "args": args})
@@ -293,7 +293,7 @@ class ServerStore(MemoryStore):
         if self._steps is not None:
             raise RuntimeError("transactions do not nest")
         if self.read_only:
-            raise MemError(f"the server store {self.url} was opened for reading; nothing was changed.")
+            raise MemError(f"the server store {self._url} was opened for reading; nothing was changed.")
         deadline = time.monotonic() + LOCK_TIMEOUT_SECONDS
         while True:
             try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -233,7 +234,18 @@ def test_a_server_that_is_down_is_one_line_and_changes_nothing(team: Team, mem: 
         assert run.code == 1, (args, run.out)
         assert run.err.startswith("mem") and len(run.err.strip().splitlines()) == 1, run.err
         assert f"cannot reach the server {one.url}" in run.err and "nothing was changed" in run.err
+    # recall goes on without the memories it cannot read, and says so in one line (as for any source)
+    recalled = _run(mem, project, env, "recall", "database")
+    assert recalled.code == 0 and recalled.err.count("\n") == 1 and "cannot reach the server" in recalled.err
     assert sorted(p.name for p in (project / ".bmad" / "memory").iterdir()) == files
+    # the hooks fail open: the assistant's prompt goes on without memories
+    for event in ("session-start", "prompt-submit"):
+        hook = subprocess.run(
+            [sys.executable, "-m", "mem_cli", "hook", event, "--assistant", "claude-code"],
+            input=json.dumps({"session_id": "s", "cwd": str(project), "prompt": "which database do we use?"}),
+            capture_output=True, text=True, cwd=project, env={**os.environ, **env, "MEM_NOW": NOW}, timeout=120,
+        )  # fmt: skip
+        assert hook.returncode == 0, hook.stderr
     # a project that never reached its server gets no marker
     fresh, fresh_env = _client(tmp_path, f"http://127.0.0.1:{free_port()}", "mem_ak_x", "fresh")
     run = _run(mem, fresh, fresh_env, "remember", "fact", "k", "v")
