@@ -58,6 +58,33 @@ class TestServerStoreContract(MemoryStoreContract):
         return ServerStore.bind(served.replicas[0].url, human_token)
 
 
+@pytest.fixture(scope="module")
+def served_postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Team]:
+    """One PostgreSQL-backed server for the module."""
+    from tests.plugins.postgres_server import new_database_dsn
+
+    made = Team(tmp_path_factory.mktemp("served-pg"), "postgres", new_database_dsn())
+    made.start(1)
+    yield made
+    made.close()
+
+
+class TestServerStoreContractOnPostgres(MemoryStoreContract):
+    """The contract again with the server on PostgreSQL: each test's store
+    is a new namespace of the server's database (its project's marker
+    rewritten between tests, while no request runs)."""
+
+    @pytest.fixture
+    def mem_store_class(self, served_postgres: Team) -> type[MemoryStore]:
+        from mem_plugins.stores.postgres import MARKER, _write_marker
+
+        directory = served_postgres.project / ".bmad" / "memory"
+        (directory / MARKER).unlink()
+        _write_marker(str(directory), str(directory / MARKER), f"contract-{os.urandom(6).hex()}")
+        token = served_postgres.login(served_postgres.replicas[0].url)
+        return ServerStore.bind(served_postgres.replicas[0].url, token)
+
+
 # -- a project whose store is the server -----------------------------------------------
 
 
