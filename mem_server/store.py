@@ -238,6 +238,10 @@ def _write(call: Call, store: MemoryStore, op: str, args: dict[str, Any], touche
                 _human_only(call, "verify a memory")
             if record["source"] != "agent" or record["verified"]:
                 _human_only(call, "store a memory as the user or verified")
+            if op == "insert" and store.id_known(record["id"]):
+                # a forgotten memory brought back: of this mind only (its history is another mind's otherwise)
+                if any(e["memory"]["mind_id"] != agent.mind for e in store.history(record["id"])):
+                    raise Refused(403, f"the agent key {agent.id} is for the mind {agent.mind} only")
             current = store.get(record["id"]) if op == "update" else None
             if current is not None:
                 call.mind(current["mind_id"])

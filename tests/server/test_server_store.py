@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mem_core.plugin import MemError, MemoryStore
+from mem_core.plugin import MEMORY_FIELDS, MemError, MemoryStore
 from mem_core.testing import MemoryStoreContract
 from mem_plugins.stores.server import ServerStore
 from tests.server.kit import NOW, Team, free_port, signature_over
@@ -402,3 +402,20 @@ def test_migrate_moves_a_local_store_to_the_server(team: Team, mem: Any, tmp_pat
     after = mem("memories", "--mind", "alpha", "--json", "-d", str(project), env=agent)
     assert after.code == 0, after.err
     assert json.loads(after.out) == json.loads(before.out)
+
+
+def test_an_agent_key_cannot_bring_back_another_mind_s_memory(team: Team, tmp_path: Path) -> None:
+    (one,) = team.start(1)
+    human = {"Authorization": f"Bearer {team.login(one.url)}"}
+    stored = httpx.post(f"{one.url}/v1/memory", json={"category": "fact", "key": "secret", "content": "beta's",
+                                                      "mind": "beta"}, headers=human).json()["memory"]  # fmt: skip
+    assert httpx.delete(f"{one.url}/v1/memory/{stored['id']}", headers=human).status_code == 200
+    with ServerStore.bind(one.url, team.agent_key("alpha")).open(str(tmp_path / "s"), create=True) as store:
+        with store.transaction():
+            pass  # the lease's row, which every transaction takes and gives back
+        before = team.snapshot()
+        assert store.history(stored["id"]) == [] and store.get(stored["id"]) is None  # not disclosed
+        with pytest.raises(MemError, match="for the mind alpha only"), store.transaction():
+            record = {name: stored[name] for name in MEMORY_FIELDS}
+            store.insert({**record, "mind_id": "alpha", "verified": False}, at=NOW, action="restore")
+    assert team.snapshot() == before
