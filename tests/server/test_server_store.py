@@ -419,3 +419,24 @@ def test_an_agent_key_cannot_bring_back_another_mind_s_memory(team: Team, tmp_pa
             record = {name: stored[name] for name in MEMORY_FIELDS}
             store.insert({**record, "mind_id": "alpha", "verified": False}, at=NOW, action="restore")
     assert team.snapshot() == before
+
+
+def test_mem_verify_with_an_agent_key_is_refused_by_the_server(team: Team, mem: Any, tmp_path: Path) -> None:
+    """``mem verify`` at a terminal (a pseudo-terminal, ``yes`` typed) in a
+    project whose store is the server, with an agent key and no human login:
+    the server refuses it with the CLI's one line, and nothing changes."""
+    from tests.server.test_serve_cli import at_a_terminal
+
+    (one,) = team.start(1)
+    project, env = _client(tmp_path, one.url, team.agent_key("alpha"))
+    assert _run(mem, project, env, "remember", "fact", "sky", "the sky is blue", "--mind", "alpha").code == 0
+    before = team.snapshot()
+    code, shown = at_a_terminal(["verify", "fact/sky", "--mind", "alpha", "-d", str(project)], "yes",
+                                {**env, "MEM_NOW": NOW})  # fmt: skip
+    assert code == 1, shown
+    last = shown.strip().splitlines()[-1]
+    assert last == (f"mem verify: the server {one.url} refused: an agent key cannot verify a memory: only a human "
+                    "can (log in with mem human login URL)"), shown  # fmt: skip
+    assert team.snapshot() == before
+    listed = _run(mem, project, env, "memories", "--mind", "alpha", "--json")
+    assert json.loads(listed.out)["memories"][0]["verified"] is False
