@@ -197,6 +197,17 @@ class ServerStore(MemoryStore):
             self._conn.close()
             self._conn = None
 
+    def doctor(self, fix: bool) -> list[dict[str, str]]:
+        """Whether the server answers this credential (``mem doctor``)."""
+        del fix  # nothing here to repair
+        try:
+            minds = self.minds()
+        except MemError as exc:
+            return [{"name": "server", "status": "error", "detail": " ".join(str(exc).split())}]
+        return [
+            {"name": "server", "status": "ok", "detail": f"{self._url} answers; the key reads {len(minds)} mind(s)"}
+        ]
+
     # -- requests ---------------------------------------------------------------
 
     def _token(self, human: bool) -> str:

@@ -136,6 +136,8 @@ def test_the_cli_on_the_server_answers_as_on_a_local_store(team: Team, mem: Any,
     assert sorted(m["key"] for m in listed["memories"]) == ["db_engine", "meeting_topic", "synapse_status"]
     assert not (project / ".bmad" / "memory" / "memories.sqlite3").exists()
     assert (project / ".bmad" / "memory" / "memories.server.json").exists()
+    doctor = _run(mem, project, env, "doctor", "--json")
+    assert f"{one.url} answers; the key reads 1 mind(s)" in doctor.out, doctor.out
 
 
 def _audit(team: Team, url: str) -> list[dict[str, Any]]:
@@ -261,6 +263,8 @@ def test_a_server_that_is_down_is_one_line_and_changes_nothing(team: Team, mem: 
         assert run.code == 1, (args, run.out)
         assert run.err.startswith("mem") and len(run.err.strip().splitlines()) == 1, run.err
         assert f"cannot reach the server {one.url}" in run.err and "nothing was changed" in run.err
+    doctor = _run(mem, project, env, "doctor", "--json")
+    assert doctor.code == 1 and f"cannot reach the server {one.url}" in doctor.out, doctor.out
     # recall goes on without the memories it cannot read, and says so in one line (as for any source)
     recalled = _run(mem, project, env, "recall", "database")
     assert recalled.code == 0 and recalled.err.count("\n") == 1 and "cannot reach the server" in recalled.err
