@@ -413,14 +413,15 @@ def store_lock(call: Call) -> Any:
     token = "lease_" + secrets.token_hex(16)
     deadline = time.monotonic() + LOCK_WAIT_SECONDS
     while True:
-        with call.server.db.transaction(serial=True) as cursor:
+        with call.server.db.transaction() as cursor:
             cursor.run("INSERT INTO mem_srv_store_lease (name, holder, until_ms) VALUES (?, '', 0) "
                        "ON CONFLICT (name) DO NOTHING", (_LEASE,))  # fmt: skip
-            row = cursor.one("SELECT until_ms FROM mem_srv_store_lease WHERE name = ?", (_LEASE,))
             now = _now_ms()
-            if row is not None and int(row[0]) <= now:
-                cursor.run("UPDATE mem_srv_store_lease SET holder = ?, until_ms = ? WHERE name = ?",
-                           (token, now + LEASE_MS, _LEASE))  # fmt: skip
+            # one statement that checks and takes: of two replicas racing, PostgreSQL re-checks the
+            # second's condition once the first commits (and SQLite's writers take turns), so one wins
+            taken = cursor.run("UPDATE mem_srv_store_lease SET holder = ?, until_ms = ? WHERE name = ? "
+                               "AND until_ms <= ? RETURNING holder", (token, now + LEASE_MS, _LEASE, now))  # fmt: skip
+            if taken:
                 return {"lease": token, "seconds": LEASE_MS / 1000}
         if time.monotonic() > deadline:
             raise Refused(409, _BUSY)

@@ -444,3 +444,55 @@ def test_mem_verify_with_an_agent_key_is_refused_by_the_server(team: Team, mem: 
     assert team.snapshot() == before
     listed = _run(mem, project, env, "memories", "--mind", "alpha", "--json")
     assert json.loads(listed.out)["memories"][0]["verified"] is False
+
+
+def test_transactions_through_two_replicas_lose_no_update(team: Team, tmp_path: Path) -> None:
+    """Four clients, each on its own connection to one of two replicas over
+    one PostgreSQL database, increment one counter memory five times each in
+    read-then-write transactions, while the API writes other memories
+    beside them: the counter ends at 20."""
+    import threading
+
+    replicas = team.start(2)
+    key = team.agent_key("alpha", rate_per_minute=1_000_000)
+    counter = {"id": "mem_00000000000000c1", "category": "fact", "key": "counter", "content": "0", "tags": [],
+               "priority": "normal", "source": "agent", "verified": False, "confidence": 0.7, "expires_at": None,
+               "mind_id": "alpha", "created_at": NOW, "updated_at": NOW}  # fmt: skip
+    with ServerStore.bind(replicas[0].url, key).open(str(tmp_path / "c0"), create=True) as store:
+        with store.transaction():
+            store.insert(counter, at=NOW)
+    errors: list[str] = []
+
+    def client(number: int) -> None:
+        try:
+            directory = str(tmp_path / f"c{number}")
+            with ServerStore.bind(replicas[number % 2].url, key).open(directory, create=True) as store:
+                for _ in range(5):
+                    with store.transaction():
+                        current = store.get(counter["id"])
+                        assert current is not None
+                        store.update({**current, "content": str(int(current["content"]) + 1)}, action="update",
+                                     at=NOW)  # fmt: skip
+        except Exception as exc:  # reported below
+            errors.append(f"{type(exc).__name__}: {exc}")
+
+    def api_writer() -> None:
+        with httpx.Client(headers={"Authorization": f"Bearer {key}"}) as http:
+            for n in range(10):
+                answer = http.post(f"{replicas[n % 2].url}/v1/memory",
+                                   json={"category": "note", "key": f"beside_{n}", "content": "x"})  # fmt: skip
+                if answer.status_code != 201:
+                    errors.append(answer.text)
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(4)] + [threading.Thread(target=api_writer)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert errors == []
+    with ServerStore.bind(replicas[1].url, key).open(str(tmp_path / "final"), create=True) as store:
+        final = store.get(counter["id"])
+        assert final is not None and final["content"] == "20"
+        assert [e["content"] for e in [h["memory"] for h in store.history(counter["id"])]] == [
+            str(n) for n in range(21)
+        ]
