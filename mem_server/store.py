@@ -378,7 +378,9 @@ def store_read(call: Call) -> Any:
         raise Refused(400, f"read must be an object of op (one of {', '.join(sorted(READS))}) and args")
     if not isinstance(read["args"], dict):
         raise Refused(400, "read.args must be an object")
-    steps = _steps(call)
+    from mem_server.client import steps_for_read
+
+    steps = steps_for_read(_steps(call), read["op"], read["args"])
     lease = call.body.get("lease")
     if lease is not None:
         _held(call, lease, renew=False)

@@ -270,7 +270,9 @@ class ServerStore(MemoryStore):
     def _read(self, op: str, **args: Any) -> Any:
         body: dict[str, Any] = {"read": {"op": op, "args": args}}
         if self._steps:
-            body["steps"] = self._steps
+            from mem_server.client import steps_for_read
+
+            body["steps"] = steps_for_read(self._steps, op, args)
         if self._lease is not None:
             body["lease"] = self._lease
         answer = self._request("/v1/store/read", body)

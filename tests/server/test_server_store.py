@@ -496,3 +496,29 @@ def test_transactions_through_two_replicas_lose_no_update(team: Team, tmp_path: 
         assert [e["content"] for e in [h["memory"] for h in store.history(counter["id"])]] == [
             str(n) for n in range(21)
         ]
+
+
+def test_a_transaction_reads_its_own_writes(served: Team, human_token: str, tmp_path: Path) -> None:
+    """Reads inside a transaction see its writes, whichever steps a read is
+    sent with (by id, by key, everything), and nothing stays when it fails."""
+    from mem_core.memories.records import MemoryFilter
+    from mem_core.testing.store_contract import record
+
+    _empty(served)
+    with ServerStore.bind(served.replicas[0].url, human_token).open(str(tmp_path / "own"), create=True) as store:
+        a, b = record(key="a"), record(key="b")
+        with pytest.raises(RuntimeError), store.transaction():
+            store.insert(a, at=NOW)
+            store.insert(b, at=NOW)
+            assert store.get(a["id"]) == a and store.id_known(b["id"])
+            assert store.get_by_key("default", "fact", "b") == b
+            store.update({**a, "content": "changed"}, action="update", at=NOW)
+            assert [e["action"] for e in store.history(a["id"])] == ["create", "update"]
+            store.delete(b["id"], at=NOW)
+            assert store.get_by_key("default", "fact", "b") is None and store.get(b["id"]) is None
+            assert [r["content"] for r in store.query(MemoryFilter(now=NOW))] == ["changed"]
+            store.add_signature({"memory_id": a["id"], "by": "ada", "fingerprint": "SHA256:x", "verified_at": NOW,
+                                 "signature": "c2ln"})  # fmt: skip
+            assert store.signatures_of([a["id"], b["id"]]) == {a["id"]: [store.signatures(a["id"])[0]]}
+            raise RuntimeError("rolled back")
+        assert store.query(MemoryFilter(now=NOW, include_expired=True)) == [] and not store.id_known(a["id"])
