@@ -203,7 +203,24 @@ class _Path(Kind):
         return os.path.abspath(os.path.expanduser(raw))
 
 
+class _Url(Kind):
+    """An ``http(s)://`` URL without credentials (they belong in the
+    environment: the agent key's variable is named by ``server_key_env``)."""
+
+    __slots__ = ()
+    allowed = "an http:// or https:// URL without user or password, like https://mem.example.com"
+
+    def check(self, value: Any, base: str) -> Any:
+        if not isinstance(value, str) or not re.fullmatch(r"https?://[^\s/@?#]+(?:/[^\s?#@]*)?", value):
+            return None
+        return value.rstrip("/") if len(value) <= 2048 else None
+
+    def from_env(self, raw: str) -> Any:
+        return self.check(raw.strip(), "")
+
+
 TEXT, BOOL, DEBUG, INT, NUMBER, ENV_NAME, PATH = Kind(), _Bool(), _Debug(), _Int(), _Number(), _EnvName(), _Path()
+URL = _Url()
 NAMES, PLUGINS = _Names(), _Names(paths=True)
 
 
@@ -252,6 +269,22 @@ SPECS: tuple[Spec, ...] = (
         "MEM_POSTGRES_DSN_ENV",
         True,
         "name of the environment variable that holds the PostgreSQL DSN (never the DSN)",
+    ),
+    Spec(
+        "server_url",
+        URL,
+        None,
+        "MEM_SERVER_URL",
+        True,
+        "the team server of the server store (mem serve), e.g. https://mem.example.com",
+    ),
+    Spec(
+        "server_key_env",
+        ENV_NAME,
+        "MEM_SERVER_KEY",
+        "MEM_SERVER_KEY_ENV",
+        True,
+        "name of the environment variable that holds the server store's agent key (never the key)",
     ),
     Spec("plugins", PLUGINS, (), "MEM_PLUGINS", True, "unpackaged plugins: module names or paths of .py files"),
     Spec("disable_plugins", NAMES, (), "MEM_DISABLE_PLUGINS", True, "plugins blocked by name before import"),
@@ -575,6 +608,8 @@ class Settings:
 
     store: _Value[str] = _Value()
     postgres_dsn_env: _Value[str] = _Value()
+    server_url: _Value[str | None] = _Value()
+    server_key_env: _Value[str] = _Value()
     plugins: _Value[tuple[str, ...]] = _Value()
     disable_plugins: _Value[frozenset[str]] = _Value(frozenset)
     strict_plugins: _Value[bool] = _Value()
@@ -594,6 +629,11 @@ class Settings:
         """The PostgreSQL DSN: the value of the variable ``postgres_dsn_env``
         names (read when a store opens; never kept in a config file)."""
         return self._environ.get(self.postgres_dsn_env, "")
+
+    def server_key(self) -> str:
+        """The server store's agent key: the value of the variable
+        ``server_key_env`` names (never kept in a config file)."""
+        return self._environ.get(self.server_key_env, "")
 
     def user_store_dir(self) -> str:
         """The user-level store's directory: ``user_dir``, else platformdirs'

@@ -63,6 +63,8 @@ log = logging.getLogger("mem.serve")
 #: the largest request body accepted (a memory's content is at most 16 KiB of
 #: UTF-8; JSON escapes can make that six times longer)
 BODY_MAX = 128 * 1024
+#: the largest body of a store transaction's requests (its writes: a migrated store's memories)
+STORE_BODY_MAX = 8 * 1024 * 1024
 #: the longest query parameter value accepted
 PARAM_MAX = 2048
 #: how far a human's signed timestamp may be from the server's clock
@@ -162,6 +164,8 @@ class Endpoint:
     summary: str
     fields: tuple[str, ...] = ()
     status: int = 200
+    #: the largest body this route reads (a store transaction carries its writes)
+    body_max: int = BODY_MAX
 
 
 class Server:
@@ -179,6 +183,21 @@ class Server:
         self.default_mind = project_settings(config.project, None).default_mind
         #: one kernel for the replica's life, as ``mem mcp`` keeps one (safe across threads)
         self.kernel = _kernel(config.project)
+        self._create_store()
+
+    def _create_store(self) -> None:
+        """Create the store served when it is missing, at start: the store
+        routes open it as it is, so that no request (a refused one above
+        all) is what creates it. A database that is down now is no reason
+        not to start: the first write creates it then."""
+        from mem_core.memories.service import resolve_target
+
+        try:
+            target = resolve_target(self.kernel, False, self.config.project, None)
+            if not target.backend.exists(target.directory):
+                target.backend.open(target.directory, create=True).close()
+        except MemError as error:
+            log.warning("the memory store could not be created at start: %s", error)
 
     def check_database(self) -> bool:
         try:
@@ -644,6 +663,18 @@ def get_audit(call: Call) -> Any:
     return {"entries": found, "head": current}
 
 
+def _store(name: str) -> Callable[[Call], Any]:
+    """A store route of :mod:`mem_server.store`, imported when first called."""
+
+    def route(call: Call) -> Any:
+        from mem_server import store
+
+        return getattr(store, name)(call)
+
+    route.__name__ = name
+    return route
+
+
 # -- the route table ----------------------------------------------------------------------
 
 ROUTES: tuple[Endpoint, ...] = (
@@ -681,6 +712,15 @@ ROUTES: tuple[Endpoint, ...] = (
     Endpoint("POST", "/v1/humans", HUMAN, post_human, "Trust another human's public key", ("name", "publicKey"),
              201),
     Endpoint("GET", "/v1/audit", HUMAN, get_audit, "Audit log entries (after, limit) and the chain's head"),
+    Endpoint("POST", "/v1/store/read", READ, _store("store_read"),
+             "A store read of the server memory store (mem_plugins.stores.server)", ("read", "steps", "lease"),
+             body_max=STORE_BODY_MAX),
+    Endpoint("POST", "/v1/store/lock", WRITE, _store("store_lock"), "Take the store's transaction lease"),
+    Endpoint("POST", "/v1/store/unlock", WRITE, _store("store_unlock"), "Give back a transaction lease",
+             ("lease",)),
+    Endpoint("POST", "/v1/store/commit", WRITE, _store("store_commit"),
+             "Replay a transaction's reads and writes in one store transaction", ("steps", "lease"),
+             body_max=STORE_BODY_MAX),
 )  # fmt: skip
 
 
@@ -757,15 +797,15 @@ def _error(status: int, message: str) -> JSONResponse:
     return Json({"error": " ".join(message.split())[:1000]}, status_code=status)
 
 
-async def _read_body(request: Request) -> bytes:
+async def _read_body(request: Request, limit: int = BODY_MAX) -> bytes:
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > BODY_MAX):
-        raise Refused(413, f"the request body is larger than {BODY_MAX} bytes")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        raise Refused(413, f"the request body is larger than {limit} bytes")
     data = bytearray()
     async for chunk in request.stream():
         data += chunk
-        if len(data) > BODY_MAX:
-            raise Refused(413, f"the request body is larger than {BODY_MAX} bytes")
+        if len(data) > limit:
+            raise Refused(413, f"the request body is larger than {limit} bytes")
     return bytes(data)
 
 
@@ -810,7 +850,11 @@ def _handler(server: Server, endpoint: Endpoint) -> Callable[[Request], Any]:
         started = time.perf_counter()
         status = 500
         try:
-            body = _parse_body(await _read_body(request), endpoint.fields) if endpoint.method in ("POST", "PUT") else {}
+            body = (
+                _parse_body(await _read_body(request, endpoint.body_max), endpoint.fields)
+                if endpoint.method in ("POST", "PUT")
+                else {}
+            )
             status, result = await run_in_threadpool(
                 _run, server, endpoint, _token(request), dict(request.path_params), _query(request), body
             )

@@ -13,7 +13,7 @@ from typing import Any
 
 from mem_core.errors import MemError
 
-__all__ = ["request", "human_login", "login", "session_token", "ServerError", "TIMEOUT_SECONDS"]
+__all__ = ["request", "human_login", "login", "session_token", "steps_for_read", "ServerError", "TIMEOUT_SECONDS"]
 
 TIMEOUT_SECONDS = 30
 
@@ -139,3 +139,46 @@ def session_token(url: str) -> str:
             return str(json.load(handle)["token"])
     except (OSError, ValueError, KeyError, TypeError):
         raise MemError(f"not logged in to {url}: run `mem human login {url}`") from None
+
+
+# -- the server store's transactions (mem_plugins.stores.server, mem_server.store) ----
+
+#: reads whose answer is about the memories their ids name, and nothing else
+_BY_ID = {"get": "memory_id", "history": "memory_id", "signatures": "memory_id", "id_known": "memory_id",
+          "signatures_of": "memory_ids"}  # fmt: skip
+_WRITES = ("insert", "update", "delete", "add_signature", "drop_signatures", "import_memory")
+
+
+def _written(step: dict[str, Any]) -> tuple[object, object]:
+    """The memory a write step touches: its id, and its (mind, category, key) when it carries a record."""
+    args = step.get("args")
+    if not isinstance(args, dict):
+        return None, None
+    record = args.get("record")
+    if isinstance(record, dict):
+        return record.get("id"), (record.get("mind_id"), record.get("category"), record.get("key"))
+    signature = args.get("signature")
+    if isinstance(signature, dict):
+        return signature.get("memory_id"), None
+    return args.get("memory_id"), None
+
+
+def steps_for_read(steps: list[Any], op: str, args: dict[str, Any]) -> list[Any]:
+    """The steps of a transaction a read inside it must see. A read about
+    given memories (by id, or by (mind, category, key)) sees only the writes
+    to them — and, by key, every ``delete``, which names only an id — since
+    other writes cannot change its answer, and the commit replays every step
+    anyway: reading a transaction's writes back one by one then costs each
+    read its own writes, not all of them. Any other read sees every step."""
+    if op == "get_by_key":
+        if any(not isinstance(step, dict) or step.get("op") == "delete" for step in steps):
+            return steps  # a delete names an id, not the key it frees
+        wanted_key = (args.get("mind_id"), args.get("category"), args.get("key"))
+        return [step for step in steps if step.get("op") in _WRITES and _written(step)[1] == wanted_key]
+    name = _BY_ID.get(op)
+    wanted = args.get(name) if name is not None else None
+    ids = {wanted} if isinstance(wanted, str) else set(wanted) if isinstance(wanted, list) else None
+    if ids is None or not all(isinstance(i, str) for i in ids):
+        return steps
+    return [step for step in steps if isinstance(step, dict) and step.get("op") in _WRITES
+            and _written(step)[0] in ids]  # fmt: skip

@@ -94,6 +94,11 @@ SCHEMA = (
         hash text NOT NULL,
         head_signature text NOT NULL
     )""",
+    """CREATE TABLE IF NOT EXISTS mem_srv_store_lease (
+        name text PRIMARY KEY,
+        holder text NOT NULL,
+        until_ms bigint NOT NULL
+    )""",
 )
 
 

@@ -35,6 +35,7 @@ DEFAULT_PLUGINS: dict[str, str] = {
     "signal_ci": "mem_plugins.signals.ci",
     "sqlite_store": "mem_plugins.stores.sqlite",
     "postgres_store": "mem_plugins.stores.postgres",
+    "server_store": "mem_plugins.stores.server",
     "memories_source": "mem_plugins.sources.memories",
     "evidence": "mem_plugins.rankers.evidence",
     "hybrid": "mem_plugins.rankers.hybrid",

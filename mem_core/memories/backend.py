@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from mem_core.memories.interfaces import MemoryStore
     from mem_core.settings import Settings
 
-__all__ = ["choose_store", "plugins_free", "postgres_store_at", "sqlite_store_at", "store_absent"]
+__all__ = ["choose_store", "plugins_free", "postgres_store_at", "server_store_at", "sqlite_store_at", "store_absent"]
 
 
 def choose_store(settings: Settings, stores: Registry[Any], directory: str, *, user: bool = False) -> type[MemoryStore]:
@@ -72,11 +72,13 @@ def choose_store(settings: Settings, stores: Registry[Any], directory: str, *, u
 # these too. A test holds the names of their plugins equal to the stores'.
 
 #: the default plugins that register the built-in stores
-_STORE_PLUGINS = ("sqlite_store", "postgres_store")
+_STORE_PLUGINS = ("sqlite_store", "postgres_store", "server_store")
 #: the file of a ``sqlite`` store (:data:`mem_plugins.stores.sqlite.FILE`)
 SQLITE_FILE = "memories.sqlite3"
 #: the marker of a ``postgres`` store (:data:`mem_plugins.stores.postgres.MARKER`)
 POSTGRES_MARKER = "memories.postgres.json"
+#: the marker of a ``server`` store (:data:`mem_plugins.stores.server.MARKER`)
+SERVER_MARKER = "memories.server.json"
 
 
 def sqlite_store_at(directory: str) -> bool:
@@ -89,6 +91,11 @@ def sqlite_store_at(directory: str) -> bool:
 def postgres_store_at(directory: str) -> bool:
     """Whether a ``postgres`` store is in ``directory``: its marker file."""
     return os.path.isfile(os.path.join(directory, POSTGRES_MARKER))
+
+
+def server_store_at(directory: str) -> bool:
+    """Whether a ``server`` store is in ``directory``: its marker file."""
+    return os.path.isfile(os.path.join(directory, SERVER_MARKER))
 
 
 def plugins_free(settings: Settings) -> bool:
@@ -115,4 +122,4 @@ def store_absent(kernel_settings: Settings, settings: Settings, directory: str, 
     neither's file is there. ``False`` says nothing: ask :func:`choose_store`."""
     if _chosen(settings, user) not in (None, *BACKENDS) or not plugins_free(kernel_settings):
         return False
-    return not sqlite_store_at(directory) and not postgres_store_at(directory)
+    return not sqlite_store_at(directory) and not postgres_store_at(directory) and not server_store_at(directory)

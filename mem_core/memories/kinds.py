@@ -26,7 +26,7 @@ SOURCES = ("user", "agent")
 #: where a store lives: the project's ``.bmad/memory/`` or the user-level directory
 STORES = ("project", "user")
 #: the built-in store backends, by their plugins' names
-BACKENDS = ("sqlite", "postgres")
+BACKENDS = ("sqlite", "postgres", "server")
 #: how a memory's ``verified`` was decided (:mod:`mem_core.memories.trust`)
 VERIFICATIONS = ("signed", "terminal", "signature-invalid", "unsigned")
 #: the trust mark text shows for each verification

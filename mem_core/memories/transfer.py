@@ -62,6 +62,8 @@ __all__ = [
     "import_memories",
     "migrate_store",
     "memory_digest",
+    "check_record",
+    "check_signature_row",
     "IMPORT_MAX_BYTES",
 ]
 
@@ -158,8 +160,9 @@ def _write_file(path: str, data: bytes) -> None:
 # -- reading an export ---------------------------------------------------------------
 
 
-def _record(value: object, where: str) -> dict[str, Any]:
-    """A memory record of an export, checked field by field."""
+def check_record(value: object, where: str) -> dict[str, Any]:
+    """A memory record of an export (or of a ``server`` store's write, which
+    the team server checks the same way), checked field by field."""
     if not isinstance(value, dict):
         raise MemError(f"{where}: a memory must be a JSON object")
     missing = [name for name in FIELDS if name not in value]
@@ -207,6 +210,14 @@ def _record(value: object, where: str) -> dict[str, Any]:
     return record
 
 
+def check_signature_row(row: object, where: str) -> None:
+    """A signature row as a store keeps it: its five fields, each non-empty text."""
+    if not isinstance(row, dict) or set(row) != set(SIGNATURE_FIELDS):
+        raise MemError(f"{where} must be an object of {', '.join(SIGNATURE_FIELDS)}")
+    if not all(isinstance(row[field], str) and row[field] and "\x00" not in row[field] for field in SIGNATURE_FIELDS):
+        raise MemError(f"{where}: every field must be non-empty text")
+
+
 def _item(value: object, where: str) -> dict[str, Any]:
     """One line of an export, checked."""
     if not isinstance(value, dict):
@@ -217,7 +228,7 @@ def _item(value: object, where: str) -> dict[str, Any]:
     missing = [name for name in EXTRA if name not in value]
     if missing:
         raise MemError(f"{where}: missing field '{missing[0]}'")
-    record = _record({name: value[name] for name in value if name in FIELDS}, where)
+    record = check_record({name: value[name] for name in value if name in FIELDS}, where)
     forgotten = value["forgotten"]
     if not isinstance(forgotten, bool):
         raise MemError(f"{where}: forgotten must be true or false")
@@ -233,7 +244,7 @@ def _item(value: object, where: str) -> dict[str, Any]:
             raise MemError(f"{at}: action must be one of {', '.join(ACTIONS)}")
         if not isinstance(entry["at"], str) or not _TIMESTAMP.fullmatch(entry["at"]):
             raise MemError(f"{at}: at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.mmmZ")
-        memory = _record(entry["memory"], at)
+        memory = check_record(entry["memory"], at)
         if memory["id"] != record["id"]:
             raise MemError(f"{at}: the version is of another memory ({memory['id']})")
         entries.append({"action": entry["action"], "at": entry["at"], "memory": memory})
@@ -243,15 +254,10 @@ def _item(value: object, where: str) -> dict[str, Any]:
     if not isinstance(signatures, list):
         raise MemError(f"{where}: signatures must be a list of objects")
     for number, row in enumerate(signatures, 1):
-        at = f"{where}: signatures[{number}]"
-        if not isinstance(row, dict) or set(row) != set(SIGNATURE_FIELDS):
-            raise MemError(f"{at} must be an object of {', '.join(SIGNATURE_FIELDS)}")
-        if not all(
-            isinstance(row[field], str) and row[field] and "\x00" not in row[field] for field in SIGNATURE_FIELDS
-        ):
-            raise MemError(f"{at}: every field must be non-empty text")
+        check_signature_row(row, f"{where}: signatures[{number}]")
         if row["memory_id"] != record["id"]:
-            raise MemError(f"{at}: the signature is of another memory ({_visible(row['memory_id'])[:40]})")
+            raise MemError(f"{where}: signatures[{number}]: the signature is of another memory "
+                           f"({_visible(row['memory_id'])[:40]})")  # fmt: skip
     return {**record, "forgotten": forgotten, "history": entries, "signatures": signatures}
 
 

@@ -215,14 +215,19 @@ def test_the_copies_agree_with_their_originals() -> None:
     from mem_core.memories.validate import parse_limit as parse_count
     from mem_core.retrieval.api import parse_limit
     from mem_core.settings import default_value
-    from mem_plugins.stores import postgres, sqlite
+    from mem_plugins.stores import postgres, server, sqlite
 
     assert backend.POSTGRES_MARKER == postgres.MARKER and backend.SQLITE_FILE == sqlite.FILE
+    assert backend.SERVER_MARKER == server.MARKER
     assert default_value("store") == "sqlite"
-    registered = [cls.name for module in (sqlite, postgres) for cls in module.mem_register_stores()]
+    registered = [cls.name for module in (sqlite, postgres, server) for cls in module.mem_register_stores()]
     assert tuple(registered) == BACKENDS
-    assert backend._STORE_PLUGINS == ("sqlite_store", "postgres_store")
-    assert [DEFAULT_PLUGINS[name] for name in backend._STORE_PLUGINS] == [sqlite.__name__, postgres.__name__]
+    assert backend._STORE_PLUGINS == ("sqlite_store", "postgres_store", "server_store")
+    assert [DEFAULT_PLUGINS[name] for name in backend._STORE_PLUGINS] == [
+        sqlite.__name__,
+        postgres.__name__,
+        server.__name__,
+    ]
     for text in ("", "0", "3", " 3 ", "3.0", "0x3", "1e2", "-1", "x", "3.5", "Infinity", "0b1", "+4", 7, 0, "\u00a05"):
         try:
             expected: Any = parse_limit(text)

@@ -365,7 +365,7 @@ def test_migrate_refusals_change_nothing(mem, project: Path, now: str, tmp_path:
     service.remember("fact", "nul", "a\x00b", directory=str(project))  # PostgreSQL cannot hold it
     before = tree_bytes(project)
     for to, env, message in (
-        ("oracle", {DSN_ENV: pg_dsn}, "--to must be one of: sqlite, postgres (got 'oracle')"),
+        ("oracle", {DSN_ENV: pg_dsn}, "--to must be one of: sqlite, postgres, server (got 'oracle')"),
         ("sqlite", {DSN_ENV: pg_dsn}, "the project store is sqlite already; nothing to migrate"),
         ("postgres", {DSN_ENV: pg_dsn}, "The postgres memory store cannot hold a NUL character (U+0000) in content."),
     ):

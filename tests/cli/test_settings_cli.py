@@ -93,12 +93,14 @@ def test_config_set_keeps_comments_and_checks_the_value(mem, repo: Path) -> None
     before = path.read_bytes()
     for argv, message in [
         (["context_budget", "many"], "context_budget must be a whole number >= 0 (got 'many')"),
-        (["colour", "red"], "unknown key 'colour'; known keys: store, postgres_dsn_env, plugins, disable_plugins, "
-         "strict_plugins, portfolio, default_mind, context_budget, prompt_budget, hook_relevance, hook_timeout, "
-         "journal_sessions, recall_ranking, recall_hybrid_weight, recall_trust_weight, recall_model, recall_index"),
+        (["colour", "red"], "unknown key 'colour'; known keys: store, postgres_dsn_env, server_url, server_key_env, plugins, "
+         "disable_plugins, strict_plugins, portfolio, default_mind, context_budget, prompt_budget, "
+         "hook_relevance, hook_timeout, journal_sessions, recall_ranking, recall_hybrid_weight, "
+         "recall_trust_weight, recall_model, recall_index"),
         (["debug", "true"], "unknown key 'debug' (a user setting: use --user); known keys: store, postgres_dsn_env, "
-         "plugins, disable_plugins, strict_plugins, portfolio, default_mind, context_budget, prompt_budget, "
-         "hook_relevance, hook_timeout, journal_sessions, recall_ranking, recall_hybrid_weight, recall_trust_weight, recall_model, recall_index"),
+         "server_url, server_key_env, plugins, disable_plugins, strict_plugins, portfolio, default_mind, "
+         "context_budget, prompt_budget, hook_relevance, hook_timeout, journal_sessions, recall_ranking, "
+         "recall_hybrid_weight, recall_trust_weight, recall_model, recall_index"),
         (["postgres_dsn_env", f"postgresql://mem:{PASSWORD}@db/x"], "postgres_dsn_env looks like a secret (a "
          "connection string with a password); config files hold no secrets: keep it in an environment variable "
          "and name that variable in postgres_dsn_env"),

@@ -413,6 +413,7 @@ def test_a_recall_served_by_the_index_imports_no_json_lock_store_nor_date_parser
         "mem_core.js.record",
         "mem_plugins.stores.sqlite",
         "mem_plugins.stores.postgres",
+        "mem_plugins.stores.server",
     )
     code = (
         "import sys\n"

@@ -478,7 +478,7 @@ def test_an_unknown_backend_is_named(project: Path, now: str, monkeypatch: pytes
     monkeypatch.setenv("MEM_STORE", "mongo")
     with pytest.raises(MemError) as caught:
         service.remember("fact", "k", "v", directory=str(project))
-    assert caught.value.message == "unknown memory store 'mongo' (set MEM_STORE to one of: sqlite, postgres)"
+    assert caught.value.message == "unknown memory store 'mongo' (set MEM_STORE to one of: sqlite, postgres, server)"
     assert not (project / ".bmad").exists()
 
 

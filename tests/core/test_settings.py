@@ -87,12 +87,14 @@ def test_environment_values_keep_their_old_meaning(project: Path, monkeypatch: p
     ("text", "message"),
     [
         ("store = ", "invalid TOML: Invalid value (at line 1, column 9)"),
-        ("colour = 1", "unknown key 'colour'; known keys: store, postgres_dsn_env, plugins, disable_plugins, "
+        ("colour = 1", "unknown key 'colour'; known keys: store, postgres_dsn_env, server_url, server_key_env, plugins, "
+         "disable_plugins, "
          "strict_plugins, portfolio, default_mind, context_budget, prompt_budget, hook_relevance, hook_timeout, "
          "journal_sessions, recall_ranking, recall_hybrid_weight, recall_trust_weight, recall_model, recall_index"),
         ("debug = true", "unknown key 'debug' (a user setting: set it in the user config file); known keys: store, "
-         "postgres_dsn_env, plugins, disable_plugins, strict_plugins, portfolio, default_mind, context_budget, "
-         "prompt_budget, hook_relevance, hook_timeout, journal_sessions, recall_ranking, recall_hybrid_weight, recall_trust_weight, recall_model, recall_index"),
+         "postgres_dsn_env, server_url, server_key_env, plugins, disable_plugins, strict_plugins, portfolio, "
+         "default_mind, context_budget, prompt_budget, hook_relevance, hook_timeout, journal_sessions, "
+         "recall_ranking, recall_hybrid_weight, recall_trust_weight, recall_model, recall_index"),
         ("context_budget = -1", "context_budget must be a whole number >= 0 (got -1)"),
         ("strict_plugins = 1", "strict_plugins must be true or false (got 1)"),
         ("plugins = \"x\"", "plugins must be a list of non-empty strings (got 'x')"),

@@ -59,6 +59,32 @@ def _new_human(c: Ctx) -> tuple[str, dict[str, str], Any]:
     return "/v1/humans", {}, {"name": key.name, "publicKey": key.public_key("user").line()}
 
 
+def _lease(c: Ctx) -> str:
+    """A store transaction's lease, taken by the human after any earlier one
+    is cleared (a refused commit or unlock leaves its lease to expire)."""
+    with c.team.db.transaction() as cursor:
+        cursor.run("DELETE FROM mem_srv_store_lease")
+    answer = httpx.post(f"{c.team.replicas[0].url}/v1/store/lock", json={},
+                        headers={"Authorization": f"Bearer {c.tokens['human']}"})  # fmt: skip
+    assert answer.status_code == 200, answer.text
+    return str(answer.json()["lease"])
+
+
+def _store_lock(c: Ctx) -> tuple[str, dict[str, str], Any]:
+    with c.team.db.transaction() as cursor:
+        cursor.run("DELETE FROM mem_srv_store_lease")
+    return "/v1/store/lock", {}, {}
+
+
+def _store_commit(c: Ctx) -> tuple[str, dict[str, str], Any]:
+    n = next(c.names)
+    record = {"id": f"mem_{n:016x}", "category": "fact", "key": f"s{n}", "content": "v", "tags": [],
+              "priority": "normal", "source": "agent", "verified": False, "confidence": 0.7, "expires_at": None,
+              "mind_id": "alpha", "created_at": NOW, "updated_at": NOW}  # fmt: skip
+    steps = [{"op": "insert", "args": {"record": record, "at": NOW, "action": "create"}}]
+    return "/v1/store/commit", {}, {"lease": _lease(c), "steps": steps}
+
+
 CASES: dict[tuple[str, str], tuple[Request, int, int]] = {
     ("POST", "/v1/memory"): (
         lambda c: ("/v1/memory", {}, {"category": "fact", "key": f"k{next(c.names)}", "content": "v", "mind": "alpha"}),
@@ -99,6 +125,18 @@ CASES: dict[tuple[str, str], tuple[Request, int, int]] = {
     ("DELETE", "/v1/keys/{id}"): (lambda c: (f"/v1/keys/{c.fresh_key_id()}", {}, None), 200, 403),
     ("POST", "/v1/humans"): (_new_human, 201, 403),
     ("GET", "/v1/audit"): (lambda c: ("/v1/audit", {}, None), 200, 403),
+    ("POST", "/v1/store/read"): (
+        lambda c: (
+            "/v1/store/read",
+            {},
+            {"read": {"op": "query", "args": {"where": {"now": NOW, "mind_id": "alpha"}}}},
+        ),
+        200,
+        403,
+    ),
+    ("POST", "/v1/store/lock"): (_store_lock, 200, 200),
+    ("POST", "/v1/store/unlock"): (lambda c: ("/v1/store/unlock", {}, {"lease": _lease(c)}), 200, 200),
+    ("POST", "/v1/store/commit"): (_store_commit, 200, 403),
 }
 PUBLIC = {("POST", "/v1/auth/challenge"), ("POST", "/v1/auth/login")}
 
