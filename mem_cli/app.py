@@ -38,7 +38,6 @@ except ImportError:  # pragma: no cover - older typer with click as a dependency
 
 __all__ = ["CommandLine", "make_app", "run_typer", "run_command", "typer_command", "HELP"]
 
-COMMANDS_HOOK = "mem_register_commands"
 #: every command and subcommand (click contexts inherit them): -h is --help
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 #: the help text of ``mem`` itself
@@ -255,30 +254,10 @@ class CommandLine:
             found.append((option, text))
         return found
 
-    # -- plugins' commands ---------------------------------------------------------
-
     def _add_plugin_commands(self, kernel: Kernel) -> None:
-        """Call ``mem_register_commands(app=...)`` through the relay, one
-        plugin at a time, so that one failing plugin leaves out only its own
-        commands."""
-        pm = kernel.pm
-        impls = getattr(pm.hook, COMMANDS_HOOK).get_hookimpls()
-        plugins = [impl.plugin for impl in impls]
-        for impl in impls:
-            caller = pm.subset_hook_caller(COMMANDS_HOOK, remove_plugins=[p for p in plugins if p is not impl.plugin])
-            before = (len(self.app.registered_commands), len(self.app.registered_groups))
-            known = len(self.commands())
-            try:
-                caller(app=self.app, context=kernel.context())
-                added = len(self.app.registered_commands) + len(self.app.registered_groups) - sum(before)
-                if len(self.commands()) != known + added:
-                    raise MemError("it adds a command whose name is already taken")
-            except Exception as exc:
-                del self.app.registered_commands[before[0] :]
-                del self.app.registered_groups[before[1] :]
-                self.broken.append(f"plugin '{impl.plugin_name}' failed in {COMMANDS_HOOK}: {exc}")
-                why = exc if isinstance(exc, MemError) else f"{type(exc).__name__}: {exc}"
-                kernel.report_failure(impl.plugin_name, f"{COMMANDS_HOOK}: {why}")
+        from mem_cli.plugin_commands import add_plugin_commands
+
+        self.broken.extend(add_plugin_commands(self.app, kernel))
 
 
 def make_app(kernel: Kernel | None = None) -> typer.Typer:

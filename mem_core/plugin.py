@@ -88,8 +88,10 @@ if TYPE_CHECKING:
     from mem_core.js.values import js_string as js_string
     from mem_core.js.values import truthy as truthy
     from mem_core.memories.backend import POSTGRES_MARKER as POSTGRES_MARKER
+    from mem_core.memories.backend import SERVER_MARKER as SERVER_MARKER
     from mem_core.memories.backend import SQLITE_FILE as SQLITE_FILE
     from mem_core.memories.backend import postgres_store_at as postgres_store_at
+    from mem_core.memories.backend import server_store_at as server_store_at
     from mem_core.memories.backend import sqlite_store_at as sqlite_store_at
     from mem_core.memories.interfaces import MemoryStore as MemoryStore
     from mem_core.memories.kinds import ACTIONS as _ACTIONS
@@ -271,6 +273,8 @@ _NAMES = {
     "POSTGRES_MARKER": "mem_core.memories.backend",
     "sqlite_store_at": "mem_core.memories.backend",
     "postgres_store_at": "mem_core.memories.backend",
+    "SERVER_MARKER": "mem_core.memories.backend",
+    "server_store_at": "mem_core.memories.backend",
     "MEMORY_CATEGORIES": "mem_core.memories.kinds",
     "MEMORY_PRIORITIES": "mem_core.memories.kinds",
     "MEMORY_SOURCES": "mem_core.memories.kinds",

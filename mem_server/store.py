@@ -230,7 +230,7 @@ def _write(call: Call, store: MemoryStore, op: str, args: dict[str, Any], touche
         at = _timestamp(args, "at")
         action = args.get("action", "create" if op == "insert" else None)
         allowed = ("create", "restore") if op == "insert" else ("update", "verify", "restore")
-        if action not in allowed:
+        if not isinstance(action, str) or action not in allowed:
             raise Refused(400, f"store argument action of {op} must be one of {', '.join(allowed)}")
         if agent is not None:
             call.mind(record["mind_id"])

@@ -21,14 +21,23 @@ def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | N
     from mem_core.kernel.report import plugins_report
 
     if values["directory"] is not None:  # the plugins that project's settings load (its mem.toml `plugins`)
-        from mem_cli.app import CommandLine
+        import typer
+
+        from mem_cli.plugin_commands import add_plugin_commands
         from mem_core.kernel import Kernel
         from mem_core.settings import load_settings
 
         kernel = Kernel(settings=load_settings(values["directory"]))
-        CommandLine(kernel, "plugins")  # calls its plugins' commands hook: a failing one is shown as broken
+        # calls its plugins' commands hook: a failing one is shown as broken
+        app = typer.Typer(name="mem", add_completion=False)
+        app.callback()(_group)  # a group even with one command, as mem's own app is
+        add_plugin_commands(app, kernel)
     report = plugins_report(kernel=kernel)
     output.show(report, values["json"], render.plugins)
+
+
+def _group() -> None:
+    """The commands of the project's plugins."""
 
 
 COMMAND = Command(

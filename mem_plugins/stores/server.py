@@ -43,16 +43,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from mem_core import hookimpl
-from mem_core.errors import MemError
-from mem_core.memories.backend import SERVER_MARKER, server_store_at
-from mem_core.plugin import MemoryStore
+from mem_core.plugin import SERVER_MARKER, MemError, MemoryStore, hookimpl, server_store_at
 
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 
-    from mem_core.memories.records import MemoryFilter
-    from mem_core.settings import Settings
+    from mem_core.plugin import MemoryFilter, Settings
 
 __all__ = ["ServerStore", "MARKER", "KEY_ENV", "LOCK_TIMEOUT_SECONDS"]
 
@@ -230,7 +226,7 @@ class ServerStore(MemoryStore):
     def _request(self, path: str, body: dict[str, Any], *, human: bool = False) -> Any:
         import http.client
 
-        from mem_core.js.jsonfmt import dumps
+        from mem_core.plugin import json_dumps as dumps
         from mem_server.client import ServerError
 
         if self._closed:
