@@ -227,10 +227,21 @@ def _failures(project: str, skipped: list[dict[str, str]]) -> list[Section]:
 
 
 def _promotions(project: str, skipped: list[dict[str, str]]) -> list[Section]:
+    from mem_core.reinforcement.views import DECIDED
+
+    scanned = [
+        r
+        for r in _ndjson(project, PROMOTIONS, tuple(f'"{status}"' for status in ("PROPOSED", *DECIDED)), skipped)
+        if isinstance(r.get("patternId"), str)
+    ]
+    # a proposal that a human (or Shield) decided since is no longer awaiting anyone
     records = [
         r
-        for r in _ndjson(project, PROMOTIONS, ('"PROPOSED"',), skipped)
-        if r.get("status") == "PROPOSED" and isinstance(r.get("patternId"), str)
+        for number, r in enumerate(scanned)
+        if r.get("status") == "PROPOSED"
+        and not any(
+            later.get("status") in DECIDED and later["patternId"] == r["patternId"] for later in scanned[number + 1 :]
+        )
     ]
     items, data = [], []
     for record in _newest_first(records):

@@ -121,6 +121,17 @@ def test_actions_are_the_command_lines(seeded: Seeded, client: httpx.Client) -> 
         "REJECTED",
         "session",
     )
+    # and the MCP tools an agent has, over the same project: verified as the browser left it, and the brief
+    # no longer lists the decided promotions as awaiting a decision
+    from mem_core.mcp.server import MemServer
+
+    tools = MemServer(str(seeded.team.project))
+    by_tool = {m["key"]: m for m in tools.call("memories", {"mind": "alpha"})[0]["memories"]}
+    assert (by_tool["k1"]["verified"], by_tool["k2"]["verified"], "k3" in by_tool) == (True, True, False)
+    brief = tools.call("brief", {})[0]
+    awaiting = [item["patternId"] for section in brief["sections"] if section["name"] == "promotions"
+                for item in section["items"]]  # fmt: skip
+    assert "Rate limit" not in awaiting and "Cache <shortcut>" not in awaiting
     actions = [e["action"] for e in audit.entries(seeded.team.db, limit=1000) if e["actor"] == "human:ada"]
     for name in ("memory.verify", "memory.update", "memory.delete", "promotion.accept", "promotion.reject"):
         assert name in actions
