@@ -33,19 +33,33 @@ if TYPE_CHECKING:
 LIMIT = 1 << 20
 #: how long the hook waits to connect (a live server accepts at once)
 CONNECT_TIMEOUT = 0.05
-#: how long the hook waits for the answer: the ranking's 40-155 ms a query
-#: in a warm process (docs/recall.md), within the hook's own time limit
+#: how long the hook waits for the answer (the server only listens when
+#: it ranks within :data:`SERVE_WITHIN`; this leaves room for a busy
+#: machine, within the hook's own time limit)
 ANSWER_TIMEOUT = 0.5
+#: the server listens only when its warm ranking of a prompt takes at most
+#: this (the best of :data:`TRIALS`): the hook has 150 ms for its whole
+#: process, about 50 of which Python's start and mem's imports take; a
+#: slower answer would cost the hook more than ranking bm25 itself (on the
+#: 2 MB corpus of benchmarks/run.py it took 0.24-0.73 s, docs/recall.md)
+SERVE_WITHIN = 0.1
+TRIALS = 3
 
 
 def socket_path(project: str) -> str:
     """Where the server of ``project`` listens: the user's runtime
     directory (``$XDG_RUNTIME_DIR/mem``), one socket per project, named by
     a hash of its real path (a path a unix socket can bind: short)."""
+    import warnings
+
     import platformdirs
 
     key = hashlib.sha256(os.path.realpath(project).encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    return os.path.join(platformdirs.user_runtime_dir("mem"), f"hybrid-{key}.sock")
+    with warnings.catch_warnings():
+        # a runtime directory open to others: platformdirs falls back to its own, and says so
+        warnings.simplefilter("ignore")
+        directory = platformdirs.user_runtime_dir("mem")
+    return os.path.join(directory, f"hybrid-{key}.sock")
 
 
 def ask(project: str, prompt: str, budget: int) -> dict[str, Any] | None:
@@ -90,7 +104,9 @@ def _line(conn: socket.socket) -> bytes | None:
 
 def serve_hybrid(project: str, kernel: Kernel) -> Service | None:
     """Start serving ``project``'s prompt hook when its ranking is
-    ``hybrid`` and the embeddings extra is installed."""
+    ``hybrid`` and the embeddings extra is installed (it listens once
+    the model is loaded, and only when it ranks fast enough:
+    :data:`SERVE_WITHIN`)."""
     from mem_core.plugin import embeddings_missing
     from mem_core.settings import resolve
 
@@ -112,6 +128,8 @@ class Service:
         self.path = socket_path(resolve(project, kernel)[1].project)  # the root the hook asks for
         self._socket: socket.socket | None = None
         self._inode: int | None = None
+        #: the best warm ranking time measured before listening
+        self.seconds: float | None = None
 
     def start(self) -> None:
         """Load the model, then listen, in a daemon thread: the socket only
@@ -121,10 +139,26 @@ class Service:
     def _run(self) -> None:
         try:
             from mem_core.hooks.prompt import prompt_context
+            from mem_plugins.rankers.hybrid import BUILD_ENV
 
-            # the model loaded and the vectors of the project's texts made
-            # before the first prompt (a cold index: a background build)
-            prompt_context("warm up", project=self.project, budget=1, kernel=self.kernel, ranking="hybrid")
+            # the model loaded and every text's vector made before the first
+            # prompt, here: a cold index would make the ranking fall back to
+            # bm25, whose scores the hybrid floor does not fit
+            before = os.environ.get(BUILD_ENV)
+            os.environ[BUILD_ENV] = "foreground"
+            try:
+                prompt_context("warm up", project=self.project, budget=1, kernel=self.kernel, ranking="hybrid")
+            finally:
+                if before is None:
+                    os.environ.pop(BUILD_ENV, None)
+                else:
+                    os.environ[BUILD_ENV] = before
+            self.seconds = min(self._trial() for _ in range(TRIALS))
+            if self.seconds > SERVE_WITHIN:
+                import logging
+
+                logging.getLogger(__name__).debug("hybrid ranks in %.3f s: too slow to serve the hook", self.seconds)
+                return
             self._listen()
         except Exception:  # the hooks rank bm25 without it
             import logging
@@ -145,9 +179,23 @@ class Service:
 
                     logging.getLogger(__name__).debug("a hybrid request failed", exc_info=True)
 
+    def _trial(self) -> float:
+        """The time of one warm ranking of a prompt, in seconds."""
+        import time
+
+        from mem_core.hooks.prompt import prompt_context
+
+        started = time.perf_counter()
+        prompt = "which conventions does this project follow for its tests and releases?"
+        prompt_context(prompt, project=self.project, budget=600, kernel=self.kernel, ranking="hybrid")
+        return time.perf_counter() - started
+
     def _listen(self) -> None:
         directory = os.path.dirname(self.path)
-        os.makedirs(directory, mode=0o700, exist_ok=True)
+        # only mem's own directory is made: the runtime directory is the
+        # system's (its mode decides which one platformdirs names)
+        if not os.path.isdir(directory):
+            os.mkdir(directory, mode=0o700)
         if os.path.exists(self.path):
             probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             probe.settimeout(CONNECT_TIMEOUT)

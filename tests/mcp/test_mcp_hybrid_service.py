@@ -95,6 +95,20 @@ def test_a_stale_socket_is_a_fallback(project: Path) -> None:
     assert text == expected(project, "bm25")
 
 
+def test_a_server_that_never_answers_is_a_fallback(project: Path) -> None:
+    path = served_socket(project)
+    path.parent.mkdir(parents=True)
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent.bind(str(path))
+    silent.listen(4)  # connections queue, nobody reads them
+    try:
+        text, seconds = hook(project)
+    finally:
+        silent.close()
+    assert text == expected(project, "bm25")
+    assert seconds < 10  # the answer's timeout, not the hook's watchdog
+
+
 def test_a_running_mem_mcp_serves_the_hook_hybrid(project: Path, tmp_path: Path) -> None:
     hybrid, bm25 = expected(project, "hybrid"), expected(project, "bm25")
     assert hybrid != bm25 and "§ Schema changes" in hybrid  # the same section, hybrid's score
@@ -114,3 +128,17 @@ def test_a_running_mem_mcp_serves_the_hook_hybrid(project: Path, tmp_path: Path)
     assert [text for text, _ in runs] == [hybrid] * 3
     assert not served_socket(project).exists()  # removed when mem mcp ends
     print("hook with the service, whole process (s):", sorted(seconds for _, seconds in runs))
+
+
+def test_a_server_slower_than_the_hook_does_not_listen(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mem_core.hooks import service
+    from mem_core.kernel import Kernel
+    from mem_core.settings import load_settings
+
+    monkeypatch.setattr(service, "SERVE_WITHIN", 0.0)  # no ranking is that fast
+    server = service.Service(str(project), Kernel(settings=load_settings(str(project))))
+    server._run()  # what the thread runs: it returns without listening
+    assert server.seconds is not None and server.seconds > 0
+    assert not served_socket(project).exists()
+    text, _ = hook(project)
+    assert text == expected(project, "bm25")
