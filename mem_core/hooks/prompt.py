@@ -57,8 +57,9 @@ ECHO_ROOM = 64
 #: the floor of each built-in ranking when ``hook_relevance`` is not set
 #: (their scores are on different scales; calibrated on benchmarks/hooks/,
 #: docs/brief.md)
-FLOORS = {"lexical": 0.12, "bm25": 3.0}
-#: rankings the hook never runs, and what it ranks with in their place:
+FLOORS = {"lexical": 0.12, "bm25": 3.0, "hybrid": 0.2}
+#: rankings the hook never runs itself, and what it ranks with in their
+#: place when no long-lived process serves them (:mod:`mem_core.hooks.service`):
 #: ``hybrid`` loads an embedding model, 0.4-1.2 s a process on a 2-core
 #: machine (docs/recall.md), where the whole hook has 150 ms; its lexical
 #: half serves the prompt
@@ -124,12 +125,18 @@ class PromptContext:
         self.fitted = fitted
         #: what recall skipped (an unreadable file or store)
         self.skipped: list[dict[str, str]] = []
+        #: the context as a long-lived process ranked it (:mod:`mem_core.hooks.service`)
+        self.served: dict[str, Any] | None = None
 
     @property
     def text(self) -> str:
+        if self.served is not None:
+            return str(self.served["text"])
         return self.fitted.text if self.fitted is not None else ""
 
     def to_json(self) -> dict[str, Any]:
+        if self.served is not None:
+            return self.served
         kept = self.fitted.kept.get("results", 0) if self.fitted is not None else 0
         return {
             "query": self.query,
@@ -176,15 +183,27 @@ def prompt_context(
     ranking: str | None = None,
 ) -> PromptContext:
     """The recall of ``prompt`` in ``project`` with ``ranking`` (default:
-    the ``recall_ranking`` setting; ``bm25`` for ``hybrid``, :data:`IN_HOOK`): the results scoring at least ``floor``
-    (default: :func:`hook_floor`) that are not echo events, best first, at
-    most :data:`RESULTS`, fitted into ``budget`` tokens."""
+    the ``recall_ranking`` setting, where ``hybrid`` is asked of the
+    process serving it, else ranked ``bm25``: :data:`IN_HOOK`): the
+    results scoring at least ``floor`` (default: :func:`hook_floor`) that
+    are not echo events, best first, at most :data:`RESULTS`, fitted into
+    ``budget`` tokens."""
     from mem_core.retrieval.api import recall
     from mem_core.settings import resolve
 
     kernel, settings = resolve(project, kernel)
-    ranking = ranking or settings.get("recall_ranking")
-    ranking = IN_HOOK.get(ranking, ranking)
+    if ranking is None:
+        ranking = settings.get("recall_ranking")
+        if ranking in IN_HOOK:
+            if floor is None:
+                from mem_core.hooks.service import ask
+
+                served = ask(settings.project, prompt, budget)
+                if served is not None:
+                    context = PromptContext(str(served.get("query", "")), hook_floor(settings, ranking), [], None)
+                    context.served = served
+                    return context
+            ranking = IN_HOOK[ranking]
     if floor is None:
         floor = hook_floor(settings, ranking)
     query = prompt_query(prompt)
