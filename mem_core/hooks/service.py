@@ -140,8 +140,8 @@ class Service:
 
     def _run(self) -> None:
         try:
+            from mem_core.embeddings import BUILD_ENV
             from mem_core.hooks.prompt import prompt_context
-            from mem_plugins.rankers.hybrid import BUILD_ENV
 
             # the model loaded and every text's vector made before the first
             # prompt, here: a cold index would make the ranking fall back to

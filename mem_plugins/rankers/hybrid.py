@@ -46,7 +46,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from mem_core.plugin import Candidate, Query, RankContext, Ranker, Scored, hookimpl
+from mem_core.plugin import EMBEDDINGS_BUILD_ENV, Candidate, Query, RankContext, Ranker, Scored, hookimpl
 
 #: how many of each list's best are fused
 DEPTH = 50
@@ -62,8 +62,8 @@ FOREGROUND = 200
 #: common at about 0.25 ("cancel an access key" for revocable API tokens)
 DENSE_ONLY_FLOOR = 0.2
 #: ``foreground``: embed whatever lacks a vector before answering (the
-#: background process; benchmarks)
-BUILD_ENV = "MEM_EMBEDDINGS_BUILD"
+#: background process, the hook's service, benchmarks)
+BUILD_ENV = EMBEDDINGS_BUILD_ENV
 
 _warned = False
 #: background builders this process started (mem mcp may start several)
