@@ -235,8 +235,8 @@ def main(argv: list[str] | None = None) -> int:
         rankings = args.rankings.split(",")
         floors: dict[str, float | None] = {}
         if any(ranking in UNCALIBRATED for ranking in rankings):
+            from mem_core.embeddings import BUILD_ENV
             from mem_core.hooks import prompt
-            from mem_plugins.rankers.hybrid import BUILD_ENV
 
             prompt.IN_HOOK = {}  # the what-if: the hook ranks what the setting says
             os.environ[BUILD_ENV] = "foreground"  # every section embedded before the first prompt

@@ -110,6 +110,7 @@ if TYPE_CHECKING:
     from mem_core.memories.records import recall_text as recall_text
     from mem_core.memories.records import sort_records as sort_records
     from mem_core.memories.records import sql_conditions as sql_conditions
+    from mem_core.memories.sqlstore import M_MEMORY_COLUMNS as M_MEMORY_COLUMNS
     from mem_core.memories.sqlstore import MEMORY_COLUMNS as MEMORY_COLUMNS
     from mem_core.memories.sqlstore import SIGNATURE_COLUMNS as SIGNATURE_COLUMNS
     from mem_core.memories.sqlstore import SqlStore as SqlStore
@@ -236,6 +237,7 @@ _NAMES = {
     "MemoryStore": "mem_core.memories.interfaces",
     "SqlStore": "mem_core.memories.sqlstore",
     "MEMORY_COLUMNS": "mem_core.memories.sqlstore",
+    "M_MEMORY_COLUMNS": "mem_core.memories.sqlstore",
     "SIGNATURE_COLUMNS": "mem_core.memories.sqlstore",
     "Adapter": "mem_core.adapters.interfaces",
     # structured-memory records, for store backends

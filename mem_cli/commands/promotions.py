@@ -26,22 +26,25 @@ def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | N
     output.show(result, values["json"], render.promotions)
 
 
-def _decide(decision: str, values: Mapping[str, Any]) -> None:
-    from mem_cli import render
-    from mem_core.reinforcement.decisions import decide
+def _decision(name: str, verb: str) -> Command:
+    """``mem promotions accept|reject``: one subcommand per decision."""
 
-    result = decide(
-        values["promotion_id"], decision, values["reason"], human=values["human"], directory=values["directory"]
+    def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+        from mem_cli import render
+        from mem_core.reinforcement.decisions import decide
+
+        result = decide(
+            values["promotion_id"], name, values["reason"], human=values["human"], directory=values["directory"]
+        )
+        output.show(result, values["json"], render.decision)
+
+    return Command(
+        name,
+        f"{verb} a proposed promotion {_ASKS}",
+        run=run,
+        arguments=(_PROMOTION_ID,),
+        options=(_REASON, HUMAN, DIRECTORY, JSON),
     )
-    output.show(result, values["json"], render.decision)
-
-
-def accept(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    _decide("accept", values)
-
-
-def reject(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    _decide("reject", values)
 
 
 _PROMOTION_ID = Argument("promotion_id", "The promotion's id (mem promotions).", metavar="ID")
@@ -58,20 +61,5 @@ COMMAND = Command(
     group=PROJECT,
     run=run,
     options=(DIRECTORY, JSON),
-    subcommands=(
-        Command(
-            "accept",
-            f"Approve a proposed promotion {_ASKS}",
-            run=accept,
-            arguments=(_PROMOTION_ID,),
-            options=(_REASON, HUMAN, DIRECTORY, JSON),
-        ),
-        Command(
-            "reject",
-            f"Reject a proposed promotion {_ASKS}",
-            run=reject,
-            arguments=(_PROMOTION_ID,),
-            options=(_REASON, HUMAN, DIRECTORY, JSON),
-        ),
-    ),
+    subcommands=(_decision("accept", "Approve"), _decision("reject", "Reject")),
 )

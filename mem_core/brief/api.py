@@ -227,7 +227,7 @@ def _failures(project: str, skipped: list[dict[str, str]]) -> list[Section]:
 
 
 def _promotions(project: str, skipped: list[dict[str, str]]) -> list[Section]:
-    from mem_core.reinforcement.views import DECIDED
+    from mem_core.reinforcement.views import DECIDED, awaiting
 
     scanned = [
         r
@@ -235,14 +235,8 @@ def _promotions(project: str, skipped: list[dict[str, str]]) -> list[Section]:
         if isinstance(r.get("patternId"), str)
     ]
     # a proposal that a human (or Shield) decided since is no longer awaiting anyone
-    records = [
-        r
-        for number, r in enumerate(scanned)
-        if r.get("status") == "PROPOSED"
-        and not any(
-            later.get("status") in DECIDED and later["patternId"] == r["patternId"] for later in scanned[number + 1 :]
-        )
-    ]
+    pending = awaiting([(r.get("status"), r["patternId"]) for r in scanned])
+    records = [r for r, waits in zip(scanned, pending, strict=True) if waits]
     items, data = [], []
     for record in _newest_first(records):
         change = f"{record.get('fromStatus', '?')} → {record.get('toStatus', '?')}"

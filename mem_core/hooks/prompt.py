@@ -24,27 +24,14 @@ from typing import TYPE_CHECKING, Any
 from mem_core.brief.api import shown
 from mem_core.brief.budget import Fitted, Section, fit
 from mem_core.retrieval.text import tokenize
-from mem_core.retrieval.trust import ACCEPTED, UNVERIFIED, VERIFIED, backed_notes, trust
+from mem_core.retrieval.trust import backed_notes, trust
 
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
     from mem_core.retrieval.interfaces import Scored
     from mem_core.settings import Settings
 
-__all__ = [
-    "STOPWORDS",
-    "MAX_WORDS",
-    "ECHO",
-    "prompt_query",
-    "PromptContext",
-    "prompt_context",
-    "hook_floor",
-    # each injected result's label (mem_core.retrieval.trust, shared with the hybrid ranking)
-    "VERIFIED",
-    "ACCEPTED",
-    "UNVERIFIED",
-    "trust",
-]
+__all__ = ["STOPWORDS", "MAX_WORDS", "ECHO", "prompt_query", "PromptContext", "prompt_context", "hook_floor"]
 
 MAX_WORDS = 24
 #: the most results the hook adds to a prompt, before the budget

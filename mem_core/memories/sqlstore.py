@@ -21,13 +21,15 @@ if TYPE_CHECKING:
 
     from mem_core.memories.records import MemoryFilter
 
-__all__ = ["MEMORY_COLUMNS", "SIGNATURE_COLUMNS", "SqlStore"]
+__all__ = ["MEMORY_COLUMNS", "M_MEMORY_COLUMNS", "SIGNATURE_COLUMNS", "SqlStore"]
 
 #: the columns of a memory, in the order :meth:`SqlStore.record` reads them
 MEMORY_COLUMNS = (
     "id, category, key, content, tags, priority, source, verified, confidence, "
     "expires_at, mind_id, created_at, updated_at"
 )
+#: :data:`MEMORY_COLUMNS` of the memories table aliased ``m``, as every statement names it
+M_MEMORY_COLUMNS = ", ".join("m." + column.strip() for column in MEMORY_COLUMNS.split(","))
 #: the columns of a signature row, and the keys of the signature it reads as
 SIGNATURE_COLUMNS = ("memory_id", "by", "fingerprint", "verified_at", "signature")
 
@@ -100,13 +102,9 @@ class SqlStore(MemoryStore):
             "updated_at": updated_at,
         }
 
-    @property
-    def _fields(self) -> str:
-        return ", ".join("m." + column.strip() for column in MEMORY_COLUMNS.split(","))
-
     def _select(self, conditions: list[str], params: list[Any]) -> list[dict[str, Any]]:
         scope, scoped = self._scope()
-        sql = f"SELECT {self._fields} FROM {self.MEMORIES} m"
+        sql = f"SELECT {M_MEMORY_COLUMNS} FROM {self.MEMORIES} m"
         if scope or conditions:
             sql += " WHERE " + " AND ".join([*scope, *conditions])
         return [self.record(row) for row in self._rows(sql, [*scoped, *params])]
@@ -192,7 +190,7 @@ class SqlStore(MemoryStore):
 
     def _query_sql(self, where: MemoryFilter) -> tuple[str, list[Any]]:
         conditions, params = self._where(where)
-        sql = f"SELECT {self._fields} FROM {self.MEMORIES} m"
+        sql = f"SELECT {M_MEMORY_COLUMNS} FROM {self.MEMORIES} m"
         if conditions:
             sql += " WHERE " + " AND ".join(conditions)
         order = ("m.expires_at, " if where.expires_before is not None else "") + self.ORDER

@@ -10,13 +10,16 @@ lock and write nothing.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mem_core.js.numbers import js_to_number
 from mem_core.plain import plain
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 __all__ = ["ScoreRow", "ScoresResult", "PromotionRow", "DecisionRow", "PromotionsResult", "pattern_scores",
-           "proposed_promotions"]  # fmt: skip
+           "proposed_promotions", "awaiting", "DECIDED"]  # fmt: skip
 
 #: a status that settles a proposal (written by a human or Shield, never by mem)
 DECIDED = ("APPROVED", "REJECTED", "APPLIED")
@@ -187,6 +190,21 @@ class PromotionsResult:
     to_json = to_dict
 
 
+def awaiting(entries: Sequence[tuple[object, object]]) -> list[bool]:
+    """For each ``(status, pattern)`` of promotion records in file order:
+    whether it is a proposal still awaiting a decision, that is a
+    ``PROPOSED`` record with no later :data:`DECIDED` record of its pattern."""
+    decided_later: set[object] = set()
+    found = [False] * len(entries)
+    for number in range(len(entries) - 1, -1, -1):
+        status, pattern = entries[number]
+        if status == "PROPOSED":
+            found[number] = pattern not in decided_later
+        elif status in DECIDED:
+            decided_later.add(pattern)
+    return found
+
+
 def proposed_promotions(directory: str | None = None) -> PromotionsResult:
     """Every ``PROPOSED`` record of ``promotions.ndjson`` whose pattern has
     no later decision (an ``APPROVED``, ``REJECTED`` or ``APPLIED`` record),
@@ -199,12 +217,12 @@ def proposed_promotions(directory: str | None = None) -> PromotionsResult:
     scores = read_pattern_scores(project)
     rows = []
     decisions = []
-    for number, record in enumerate(records):
+    pending = awaiting([(record.status, record.patternId) for record in records])
+    for record, waits in zip(records, pending, strict=True):
         if record.status != "PROPOSED":
             decisions.append(DecisionRow(record))
             continue
-        later = records[number + 1 :]
-        if any(other.patternId == record.patternId and other.status in DECIDED for other in later):
+        if not waits:
             continue
         current = scores.get(record.patternId)
         rows.append(

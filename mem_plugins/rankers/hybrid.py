@@ -61,9 +61,6 @@ FOREGROUND = 200
 #: benchmarks/relevance (0.35 did), and keeps a paraphrase with no word in
 #: common at about 0.25 ("cancel an access key" for revocable API tokens)
 DENSE_ONLY_FLOOR = 0.2
-#: ``foreground``: embed whatever lacks a vector before answering (the
-#: background process, the hook's service, benchmarks)
-BUILD_ENV = EMBEDDINGS_BUILD_ENV
 
 _warned = False
 #: background builders this process started (mem mcp may start several)
@@ -136,7 +133,7 @@ class HybridRanker(Ranker):
         embedder = load_embedder(model)
         index = EmbeddingIndex(embedding_index_path(cache_dir, query.project), embedder)
         texts = [candidate.scored_text for candidate in items]
-        if os.environ.get(BUILD_ENV) != "foreground" and not sys.stderr.isatty():
+        if os.environ.get(EMBEDDINGS_BUILD_ENV) != "foreground" and not sys.stderr.isatty():
             lacking = index.lacking(texts)
             if lacking > FOREGROUND:
                 if not index.building():
@@ -179,7 +176,7 @@ def _build_in_background(query: Query) -> int | None:
     try:
         child = subprocess.Popen(
             argv,
-            env={**os.environ, BUILD_ENV: "foreground"},
+            env={**os.environ, EMBEDDINGS_BUILD_ENV: "foreground"},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING
 
 from mem_core.plugin import (
     HISTORY_ACTIONS,
+    M_MEMORY_COLUMNS,
     MEMORY_CATEGORIES,
     MEMORY_COLUMNS,
     MEMORY_PRIORITIES,
@@ -108,8 +109,6 @@ LEXEME_MAX_BYTES = 2046
 #: weights of ts_rank for labels D, C, B, A: key and tags (A) twice content (B)
 RANK_WEIGHTS = "{0, 0, 0.5, 1.0}"
 
-_FIELDS = MEMORY_COLUMNS
-_M_FIELDS = ", ".join("m." + c.strip() for c in _FIELDS.split(","))
 _ORDER = "m.priority_rank, m.updated_at DESC, m.category, m.key, m.mind_id"
 _TIMESTAMP = r"'^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$'"
 
@@ -221,7 +220,7 @@ def _migrate_4(conn: psycopg.Connection[Any]) -> None:
         """
     )
     conn.execute("CREATE INDEX mem_signatures_memory ON mem_signatures (store, memory_id, seq)")
-    rows = conn.execute(f"SELECT store, {_FIELDS} FROM mem_memories WHERE verified").fetchall()
+    rows = conn.execute(f"SELECT store, {MEMORY_COLUMNS} FROM mem_memories WHERE verified").fetchall()
     for row in rows:
         record = PostgresStore.record(row[1:])
         _insert_signature(conn, row[0], terminal_signature(record, record["updated_at"]))
@@ -655,7 +654,7 @@ class PostgresStore(SqlStore):
             return []
         conditions, params = self._where(where)
         sql = (
-            f"SELECT {_M_FIELDS} FROM mem_memories m, CAST(%s AS tsquery) q "
+            f"SELECT {M_MEMORY_COLUMNS} FROM mem_memories m, CAST(%s AS tsquery) q "
             f"WHERE m.search @@ q AND {' AND '.join(conditions)} "
             f"ORDER BY ts_rank(%s, m.search, q, 1) DESC, {_ORDER} LIMIT %s"
         )
@@ -677,7 +676,7 @@ class PostgresStore(SqlStore):
             return super().signed(where)
         conditions, params = self._where(where)
         sql = (
-            f"SELECT {_M_FIELDS} FROM mem_memories m WHERE {' AND '.join(conditions)} AND EXISTS "
+            f"SELECT {M_MEMORY_COLUMNS} FROM mem_memories m WHERE {' AND '.join(conditions)} AND EXISTS "
             "(SELECT 1 FROM mem_signatures s WHERE s.store = m.store AND s.memory_id = m.id) "
             f"ORDER BY {_ORDER}"
         )
@@ -685,7 +684,7 @@ class PostgresStore(SqlStore):
 
     def _matching(self, tokens: list[str], now: str) -> list[dict[str, Any]]:
         sql = (
-            f"SELECT {_M_FIELDS} FROM mem_memories m WHERE m.store = %s AND m.terms && %s::text[] "
+            f"SELECT {M_MEMORY_COLUMNS} FROM mem_memories m WHERE m.store = %s AND m.terms && %s::text[] "
             f"AND (m.expires_at IS NULL OR m.expires_at > %s) ORDER BY {_ORDER}"
         )
         return [PostgresStore.record(row) for row in self._rows(sql, (self._store_id, list(tokens), now))]
@@ -695,7 +694,7 @@ class PostgresStore(SqlStore):
             from mem_core.plugin import terminal_signature
 
             verified = self._rows(
-                f"SELECT {_FIELDS} FROM mem_memories WHERE store = %s AND verified AND id = ANY(%s::text[])",
+                f"SELECT {MEMORY_COLUMNS} FROM mem_memories WHERE store = %s AND verified AND id = ANY(%s::text[])",
                 (self._store_id, list(memory_ids)),
             )
             return {r["id"]: [terminal_signature(r, r["updated_at"])] for r in map(PostgresStore.record, verified)}
@@ -784,7 +783,7 @@ class PostgresStore(SqlStore):
         conn = self._writing()
         with self._errors():
             rows = conn.execute(
-                f"DELETE FROM mem_memories WHERE store = %s AND id = %s RETURNING {_FIELDS}",
+                f"DELETE FROM mem_memories WHERE store = %s AND id = %s RETURNING {MEMORY_COLUMNS}",
                 (self._store_id, memory_id),
             ).fetchall()
             if not rows:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from mem_core.plugin import (
     HISTORY_ACTIONS,
+    M_MEMORY_COLUMNS,
     MEMORY_CATEGORIES,
     MEMORY_COLUMNS,
     MEMORY_PRIORITIES,
@@ -62,8 +63,6 @@ __all__ = ["SqliteStore", "FILE", "MIGRATIONS", "SCHEMA_VERSION"]
 FILE = SQLITE_FILE
 BUSY_TIMEOUT_SECONDS = 30.0
 
-_COLUMNS = MEMORY_COLUMNS
-_M_COLUMNS = ", ".join("m." + c.strip() for c in _COLUMNS.split(","))
 _ORDER = f"{sql_priority_rank('m.priority')}, m.updated_at DESC, m.category, m.key, m.mind_id"
 #: the same order as index columns (:func:`_migrate_6`; SQLite matches the expressions)
 _ORDER_KEY = f"({sql_priority_rank('priority')}), updated_at DESC, category, key"
@@ -159,7 +158,7 @@ def _migrate_2(conn: sqlite3.Connection) -> None:
         "CREATE VIRTUAL TABLE memory_terms USING fts5 "
         "(terms, tokenize = \"unicode61 remove_diacritics 0 tokenchars '-_'\")"
     )
-    for row in conn.execute(f"SELECT n, {_COLUMNS} FROM memories").fetchall():
+    for row in conn.execute(f"SELECT n, {MEMORY_COLUMNS} FROM memories").fetchall():
         _write_terms(conn, row[0], SqliteStore.record(row[1:]))
 
 
@@ -226,7 +225,7 @@ def _migrate_5(conn: sqlite3.Connection) -> None:
         """
     )
     conn.execute("CREATE INDEX signatures_memory ON signatures (memory_id, seq)")
-    for row in conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE verified = 1").fetchall():
+    for row in conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE verified = 1").fetchall():
         record = SqliteStore.record(row)
         _insert_signature(conn, terminal_signature(record, record["updated_at"]))
 
@@ -246,7 +245,7 @@ def _signatures_before_step_5(store: SqliteStore, memory_ids: list[str]) -> dict
 
     wanted = set(memory_ids)
     with store._errors():
-        rows = store._connection().execute(f"SELECT {_COLUMNS} FROM memories WHERE verified = 1").fetchall()
+        rows = store._connection().execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE verified = 1").fetchall()
     found: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         record = SqliteStore.record(row)
@@ -546,7 +545,7 @@ class SqliteStore(SqlStore):
         conditions, params = self._where(where)
         # driven by the signatures (usually few), not by the memories
         sql = (
-            f"SELECT {_M_COLUMNS} FROM (SELECT DISTINCT memory_id FROM signatures) s "
+            f"SELECT {M_MEMORY_COLUMNS} FROM (SELECT DISTINCT memory_id FROM signatures) s "
             "CROSS JOIN memories m ON m.id = s.memory_id"
         )
         if conditions:
@@ -601,7 +600,7 @@ class SqliteStore(SqlStore):
         return sql, params
 
     def search(self, words: list[str], where: MemoryFilter) -> list[dict[str, Any]]:
-        sql, params = self._search_sql(words, where, _M_COLUMNS)
+        sql, params = self._search_sql(words, where, M_MEMORY_COLUMNS)
         if not sql:
             return []
         return [self.record(row) for row in self._rows(sql, params)]
@@ -612,7 +611,7 @@ class SqliteStore(SqlStore):
 
             return self.query(MemoryFilter(now=now))
         sql = (
-            f"SELECT {_M_COLUMNS} FROM memory_terms JOIN memories m ON m.n = memory_terms.rowid "
+            f"SELECT {M_MEMORY_COLUMNS} FROM memory_terms JOIN memories m ON m.n = memory_terms.rowid "
             "WHERE memory_terms MATCH ? AND (m.expires_at IS NULL OR m.expires_at > ?) "
             f"ORDER BY {_ORDER}"
         )
@@ -684,7 +683,7 @@ class SqliteStore(SqlStore):
                             wconn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')")
                         if terms_bad and writer._version >= 2:
                             wconn.execute("DELETE FROM memory_terms")
-                            for row in wconn.execute(f"SELECT n, {_COLUMNS} FROM memories").fetchall():
+                            for row in wconn.execute(f"SELECT n, {MEMORY_COLUMNS} FROM memories").fetchall():
                                 _write_terms(wconn, row[0], SqliteStore.record(row[1:]))
             finally:
                 if writer is not self:
@@ -805,7 +804,9 @@ class SqliteStore(SqlStore):
             self._log(conn, record, action, at)
 
     def _add_row(self, conn: sqlite3.Connection, record: dict[str, Any]) -> None:
-        n = conn.execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 13)})", _row(record)).lastrowid
+        n = conn.execute(
+            f"INSERT INTO memories ({MEMORY_COLUMNS}) VALUES ({', '.join('?' * 13)})", _row(record)
+        ).lastrowid
         assert n is not None
         self._write_tags(conn, n, record["tags"])
         _write_terms(conn, n, record)
@@ -825,7 +826,7 @@ class SqliteStore(SqlStore):
     def delete(self, memory_id: str, *, at: str) -> None:
         conn = self._writing()
         with self._errors():
-            row = conn.execute(f"SELECT n, {_COLUMNS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
+            row = conn.execute(f"SELECT n, {MEMORY_COLUMNS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
             if row is None:
                 raise MemError(f"No memory {memory_id} to delete.")
             n, record = row[0], SqliteStore.record(row[1:])
