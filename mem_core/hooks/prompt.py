@@ -4,9 +4,11 @@ words with the project's ranking (the ``recall_ranking`` setting), at most
 that share enough of the prompt's words (:data:`SHARED`), within a budget.
 
 The events the ``session-end`` hook journalled (``"via": "session-end"``)
-are left out: each is the first prompt of a past session, the echo of a
-prompt rather than something the project knows, and would otherwise
-outrank the note a prompt is about for the very words it repeats.
+are no candidates of the hook's recall: each is the first prompt of a past
+session, the echo of a prompt rather than something the project knows. Ranked,
+it would outrank the note a prompt is about for the very words it repeats,
+and — the best of a min-max normalised list — push every other score of the
+``hybrid`` ranking under the floor.
 
 The prompt is a sentence, not a query: its common English words (``how``,
 ``should``, ``the`` …) would only lower every score (recall's coverage
@@ -38,9 +40,10 @@ MAX_WORDS = 24
 RESULTS = 4
 #: the ``via`` of the journal events the session-end hook writes
 ECHO = "session-end"
-#: how many results past :data:`RESULTS` recall is asked for, so that echo
-#: events ranked first still leave the hook its results
-ECHO_ROOM = 64
+#: how many results recall is asked for: the best of them may share too
+#: few of the prompt's words (:data:`SHARED`) and leave their place to
+#: the next
+DEPTH = 68
 #: the floor of each built-in ranking when ``hook_relevance`` is not set
 #: (their scores are on different scales; calibrated on benchmarks/hooks/,
 #: docs/brief.md)
@@ -152,14 +155,6 @@ def _shares_enough(hit: Scored, words: set[str]) -> bool:
     return shared >= SHARED_AT_LEAST and shared >= min(SHARED, len(words))
 
 
-def _echo(hit: Scored) -> bool:
-    fields = hit.fields
-    if fields.get("kind") != "event":
-        return False
-    event = fields.get("event")
-    return isinstance(event, dict) and event.get("via") == ECHO
-
-
 def prompt_context(
     prompt: str,
     *,
@@ -172,8 +167,8 @@ def prompt_context(
     """The recall of ``prompt`` in ``project`` with ``ranking`` (default:
     the ``recall_ranking`` setting, where ``hybrid`` is asked of the
     process serving it, else ranked ``bm25``: :data:`IN_HOOK`): the
-    results scoring at least ``floor`` (default: :func:`hook_floor`) that
-    are not echo events, best first, at most :data:`RESULTS`, fitted into
+    results scoring at least ``floor`` (default: :func:`hook_floor`), echo
+    events left out, best first, at most :data:`RESULTS`, fitted into
     ``budget`` tokens."""
     from mem_core.retrieval.api import recall
     from mem_core.settings import resolve
@@ -196,12 +191,13 @@ def prompt_context(
     query = prompt_query(prompt)
     if not query:
         return PromptContext(query, floor, [], None)
-    result = recall(query, directory=project, limit=RESULTS + ECHO_ROOM, ranking=ranking, kernel=kernel, index=True)
+    result = recall(
+        query, directory=project, limit=DEPTH, ranking=ranking, kernel=kernel, index=True, leave_out_via=(ECHO,)
+    )
     from mem_core.retrieval.analysis import query_terms
 
     words = set(query_terms(query))
-    kept = [hit for hit in result.results if hit.score >= floor and not _echo(hit) and _shares_enough(hit, words)]
-    kept = kept[:RESULTS]
+    kept = [hit for hit in result.results if hit.score >= floor and _shares_enough(hit, words)][:RESULTS]
     context = PromptContext(query, floor, kept, None)
     context.skipped = result.skipped
     if kept:

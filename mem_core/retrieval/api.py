@@ -21,7 +21,7 @@ from mem_core.retrieval.text import query_tokens
 from mem_core.settings import resolve
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
     from typing import Any
 
 __all__ = ["RecallResult", "recall", "parse_limit"]
@@ -126,6 +126,7 @@ def recall(
     now: str | None = None,
     kernel: Kernel | None = None,
     index: bool | None = None,
+    leave_out_via: Iterable[str] = (),
 ) -> RecallResult:
     """Ranked retrieval over every active note source (docs/contract.md §2) of the
     project of ``directory`` (see :func:`mem_core.project.find_project`);
@@ -140,7 +141,10 @@ def recall(
     recall index (:mod:`mem_core.retrieval.diskindex`) — same answers,
     faster for a process that recalls once. Default: when no ``kernel`` is
     given (a long-lived kernel keeps its own in-memory index); never when
-    the ``recall_index`` setting is off."""
+    the ``recall_index`` setting is off.
+
+    ``leave_out_via``: journal events written by these (their ``via``) are
+    no candidates (:attr:`Query.leave_out_via`)."""
     if index is None:
         index = kernel is None
     scope = scope or "project"
@@ -184,6 +188,7 @@ def recall(
         strict=ranker_cls.strict_sources,
         match_tokens=tokens if ranker_cls.needs_query_match else None,
         analyzer=ranker_cls.index_analyzer,
+        leave_out_via=leave_out_via,
     )
     ranker = ranker_cls()
     ranker.validate(request)

@@ -17,7 +17,7 @@ Kept free of heavy imports: this module is on the start-up path of ``recall``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -58,6 +58,12 @@ class Query(_Frozen):
     ``strict`` is set when the ranker wants
     unsafe files to be errors (:attr:`Ranker.strict_sources`) rather than
     skipped and reported.
+
+    ``leave_out_via``: journal events whose ``via`` is one of these are no
+    candidates at all — not ranked, not counted in a ranker's statistics
+    (a block skips them, :class:`CandidateBlock`). The prompt hook leaves out
+    what the session-end hook wrote: the echo of a past prompt would
+    otherwise outrank, or out-normalise, the note that prompt was about.
     """
 
     __slots__ = (
@@ -74,6 +80,7 @@ class Query(_Frozen):
         "strict",
         "match_tokens",
         "analyzer",
+        "leave_out_via",
     )
 
     project: str
@@ -89,6 +96,7 @@ class Query(_Frozen):
     strict: bool
     match_tokens: tuple[str, ...] | None
     analyzer: Any
+    leave_out_via: frozenset[str]
 
     def __init__(
         self,
@@ -106,6 +114,7 @@ class Query(_Frozen):
         strict: bool = False,
         match_tokens: Iterable[str] | None = None,
         analyzer: Any = None,
+        leave_out_via: Iterable[str] = (),
     ) -> None:
         put = object.__setattr__
         put(self, "project", project)
@@ -121,6 +130,7 @@ class Query(_Frozen):
         put(self, "strict", strict)
         put(self, "match_tokens", None if match_tokens is None else tuple(match_tokens))
         put(self, "analyzer", analyzer)
+        put(self, "leave_out_via", frozenset(leave_out_via))
 
     def replace(self, **changes: Any) -> Query:
         """A copy with some fields changed (``query.replace(limit=100)``)."""
@@ -222,10 +232,12 @@ class CandidateBlock:
     ``make`` must return candidates whose ``terms`` are ``index.terms`` at
     that position (or none); each is made once per block. ``unit_weight``:
     every candidate of the block weighs exactly 1 (Markdown sections), so a
-    ranker may keep only the block's own best ``limit`` texts.
+    ranker may keep only the block's own best ``limit`` texts. ``skip``: the
+    positions that are no candidates (:attr:`Query.leave_out_via`); a ranker
+    scoring from ``index`` must not return them.
     """
 
-    __slots__ = ("index", "tokens", "unit_weight", "_make", "_made")
+    __slots__ = ("index", "tokens", "unit_weight", "skip", "_make", "_made")
 
     def __init__(
         self,
@@ -234,20 +246,25 @@ class CandidateBlock:
         *,
         tokens: Sequence[str] | None = None,
         unit_weight: bool = False,
+        skip: Collection[int] = frozenset(),
     ) -> None:
         self.index = index
         self.tokens = None if tokens is None else tuple(tokens)
         self.unit_weight = unit_weight
+        self.skip = frozenset(skip)
         self._make = make
         self._made: dict[int, Candidate] = {}
 
     def positions(self) -> Sequence[int]:
         """The index positions of the block's candidates, ascending."""
-        return range(len(self.index)) if self.tokens is None else self.index.positions(self.tokens)
+        found = range(len(self.index)) if self.tokens is None else self.index.positions(self.tokens)
+        if self.skip:
+            return [position for position in found if position not in self.skip]
+        return found
 
     def covers(self, tokens: Sequence[str]) -> bool:
         """Whether every text of the index holding one of ``tokens`` is in the block."""
-        return self.tokens is None or set(tokens) <= set(self.tokens)
+        return not self.skip and (self.tokens is None or set(tokens) <= set(self.tokens))
 
     def candidate(self, position: int) -> Candidate:
         """The candidate at ``position`` of the index (made once)."""

@@ -187,17 +187,23 @@ class Bm25Ranker(Ranker):
         # how many hold each term); only those holding a term can score. A
         # block indexed in this ranker's terms gives them from its index.
         lengths: list[Sequence[float]] = []
-        total = 0
+        total = 0  # positions so far (the tie order)
+        skipped = 0  # of which no candidates (CandidateBlock.skip): not counted either
         frequency = dict.fromkeys(terms, 0)
         blocks: list[tuple[int, CandidateBlock, dict[str, dict[int, float]]]] = []
         plain: list[tuple[int, dict[str, float], float, Candidate]] = []
         for part in parts:
             if isinstance(part, CandidateBlock) and part.tokens is None and getattr(part.index, "space", None) == space:
                 index = part.index
-                lengths.append(index.lengths)
+                skip = part.skip
+                if skip:
+                    lengths.append([length for p, length in enumerate(index.lengths) if p not in skip])
+                    skipped += len(skip)
+                else:
+                    lengths.append(index.lengths)
                 found = {term: index.counts(term) for term in terms}
                 for term in terms:
-                    frequency[term] += len(found[term])
+                    frequency[term] += len(found[term]) - len(skip.intersection(found[term]))
                 blocks.append((total, part, found))  # type: ignore[arg-type]  # bm25's own index counts weights
                 total += len(index)
                 continue
@@ -214,10 +220,10 @@ class Bm25Ranker(Ranker):
                     plain.append((total + len(mine) - 1, counts, length, candidate))
             lengths.append(mine)
             total += len(mine)
-        if not total:
+        if total <= skipped:
             return []
-        average = _average(itertools.chain.from_iterable(lengths), total)
-        idf = _idf(frequency, total)
+        average = _average(itertools.chain.from_iterable(lengths), total - skipped)
+        idf = _idf(frequency, total - skipped)
         return _top(idf, len(terms), average, plain, blocks, query.limit)
 
 
@@ -283,7 +289,10 @@ def _top(
             else:
                 positions = by_mask[number].get(mask, ())
             lengths = block.index.lengths
-            found.extend((at + p, [tfs.get(p) for tfs in tfs_of], lengths[p], (block, p)) for p in positions)
+            skip = block.skip
+            found.extend(
+                (at + p, [tfs.get(p) for tfs in tfs_of], lengths[p], (block, p)) for p in positions if p not in skip
+            )
         return found
 
     bounds = []

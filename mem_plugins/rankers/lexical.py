@@ -136,7 +136,13 @@ def top_candidates(query: Query, candidates: Sequence[Candidate], limit: int) ->
             else:
                 _block_buckets(tokens, part, number, buckets)
         else:
-            for position, candidate in enumerate(part):
+            # a block's candidates are found again by their index position
+            pairs = (
+                ((p, part.candidate(p)) for p in part.positions())
+                if isinstance(part, CandidateBlock)
+                else enumerate(part)
+            )
+            for position, candidate in pairs:
                 score = _score(tokens, candidate)
                 if score > 0:
                     buckets.append((score, number, (position,)))

@@ -149,7 +149,15 @@ class _Events:
         def make(i: int) -> Candidate:
             return Candidate(texts[i], fields[i], decay(stamps[i], now_ms), terms[i])
 
-        yield CandidateBlock(self.index, make, tokens=query.match_tokens)
+        skip = ()
+        if query.leave_out_via:
+            skip = [n for n, found in enumerate(fields) if _via(found["event"]) in query.leave_out_via]
+        yield CandidateBlock(self.index, make, tokens=query.match_tokens, skip=skip)
+
+
+def _via(event: dict[str, Any]) -> Any:
+    """What wrote an event when it was not an agent's ``mem write``."""
+    return event.get("via")
 
 
 NULL_EVENT = "Cannot read properties of null (reading 'agent')"
@@ -164,6 +172,8 @@ def _candidates(text: str, query: Query) -> Iterator[Candidate]:
     for event in events:
         if event is None:  # as the reference fails on a `null` line
             raise MemError(NULL_EVENT)
+        if query.leave_out_via and _via(event) in query.leave_out_via:
+            continue
         try:
             scored, fields = event_fields(event, signals_json)
         except RecursionError:  # nested too deep to show: a corrupt line (§8)
@@ -187,7 +197,33 @@ def _indexed_candidates(indexed: IndexedSource, query: Query) -> Iterator[Candid
     def make(i: int) -> Candidate:
         return event_candidate(partial(load, i), stamps[i], now_ms)
 
-    yield CandidateBlock(DiskTermIndex(indexed), make, tokens=query.match_tokens)
+    skip = _written_via(indexed, starts, sizes, query.leave_out_via) if query.leave_out_via else ()
+    yield CandidateBlock(DiskTermIndex(indexed), make, tokens=query.match_tokens, skip=skip)
+
+
+def _written_via(indexed: IndexedSource, starts: Any, sizes: Any, via: frozenset[str]) -> list[int]:
+    """The positions of the indexed events whose ``via`` is one of ``via``.
+    A ``"via":`` key outside a JSON string is one of an object's keys, so
+    only the lines holding it are parsed (in a journal of agents' events,
+    none), found in one read of the indexed lines."""
+    import bisect
+
+    count = len(starts)
+    if not count:
+        return []
+    first = starts[0]
+    data = indexed.read(first, starts[count - 1] + sizes[count - 1] - first)
+    found: list[int] = []
+    at = data.find(b'"via"')
+    while at >= 0:
+        n = bisect.bisect_right(starts, first + at) - 1
+        event = event_of_line(indexed.read(starts[n], sizes[n]))
+        if event is None:
+            raise IndexCorrupt(indexed.path or "")
+        if _via(event) in via and (not found or found[-1] != n):
+            found.append(n)
+        at = data.find(b'"via"', starts[n] + sizes[n] - first)  # the next line
+    return found
 
 
 def parse_lines(text: str, keep: Callable[[str], bool] | None = None) -> list[dict[str, Any] | None]:
