@@ -78,6 +78,27 @@ def text_hash(text: str) -> bytes:
 _memory: dict[str, dict[str, dict[bytes, Any]]] = {}
 
 
+# the last matrix served per index and model, with its texts' hashes: a
+# long-lived process ranks the same texts prompt after prompt
+_last: dict[tuple[str, str], tuple[list[bytes], Any]] = {}
+
+
+def _stacked(path: str, model: str, hashes: list[bytes], known: dict[bytes, Any]) -> Any:
+    """The vectors of ``hashes``, a row each, in order (read-only: shared
+    between recalls)."""
+    last = _last.get((path, model))
+    if last is not None and last[0] == hashes:
+        return last[1]
+    numpy = _numpy()
+    if hashes:
+        out = numpy.stack([known[digest] for digest in hashes])
+    else:
+        out = numpy.empty((0, next(iter(known.values())).shape[0] if known else 0), dtype=numpy.float32)
+    out.setflags(write=False)
+    _last[(path, model)] = (hashes, out)
+    return out
+
+
 class EmbeddingIndex:
     """The vectors of one project's texts for one embedder."""
 
@@ -132,6 +153,8 @@ class EmbeddingIndex:
         known = _memory.setdefault(self.path, {}).setdefault(model, {})
         wanted = {digest for digest in hashes if digest not in known}
         self.embedded = 0
+        if not wanted:  # a long-lived process's next recall: nothing to read or write
+            return _stacked(self.path, model, hashes, known)
         try:
             conn = self._open()
         except (sqlite3.Error, OSError):
@@ -168,10 +191,7 @@ class EmbeddingIndex:
         finally:
             if conn is not None:
                 conn.close()
-        out = numpy.empty((len(texts), width), dtype=numpy.float32)
-        for row, digest in enumerate(hashes):
-            out[row] = known[digest]
-        return out
+        return _stacked(self.path, model, hashes, known)
 
     def _read(self, conn: Any, wanted: set[bytes], known: dict) -> None:
         numpy = _numpy()
