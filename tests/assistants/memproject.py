@@ -7,9 +7,12 @@ is shared between modules but this code.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import programs
@@ -76,3 +79,17 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
             monkeypatch.delenv(name)
     monkeypatch.setenv("MEM_USER_DIR", str(home / "mem-user-store"))
     monkeypatch.setenv("MEM_USER_CONFIG", str(home / "mem-user-config.toml"))
+
+
+@contextlib.contextmanager
+def busy_cpu(processes: int) -> Iterator[None]:
+    """``processes`` busy loops beside the test for its duration: the issue
+    saw Claude Code send its first request without mem's tools when the
+    machine was loaded, so the turn is run on a machine kept busy too."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)]
+    try:
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()

@@ -5,7 +5,9 @@ The turn runs once for the module (a few seconds); each test reads one thing in 
 Claude Code really sent: the ``CLAUDE.md`` block, the brief of the SessionStart hook, the recall
 of the UserPromptSubmit hook, ``mem``'s MCP tools, the result of the ``recall`` the fake model
 calls (in the next request and in the printed answer), the journal event of the SessionEnd hook.
-Then ``claude mcp list`` reports ``mem`` connected. Only loopback traffic.
+Then ``claude mcp list`` reports ``mem`` connected. Only loopback traffic. The turn runs twice:
+on a quiet machine, and with both cores kept busy by two other processes (``mem mcp`` must answer
+the handshake before Claude Code gives up waiting for its tools).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from memproject import (
     PROMPT,
     QUERY,
     TURN_ENV,
+    busy_cpu,
     clean_env,
     hooks_log,
     journal,
@@ -52,8 +55,8 @@ class Turn:
     listed: programs.Completed
 
 
-@pytest.fixture(scope="module")
-def turn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Turn]:
+@pytest.fixture(scope="module", params=["quiet", "busy"])
+def turn(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Turn]:
     reason = programs.available(ASSISTANT)
     if reason:
         pytest.skip(reason)
@@ -72,9 +75,10 @@ def turn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Turn]:
         (home / ".claude.json").write_text(json.dumps(trust, indent=2) + "\n")
         before = journal(project)
         fake.call_tool("recall", {"query": QUERY})
-        done = programs.RUN_TURN[ASSISTANT](
-            project, home, PROMPT, fake.url, env=TURN_ENV, timeout=programs.TURN_TIMEOUT
-        )
+        with busy_cpu(2 if request.param == "busy" else 0):
+            done = programs.RUN_TURN[ASSISTANT](
+                project, home, PROMPT, fake.url, env=TURN_ENV, timeout=programs.TURN_TIMEOUT
+            )
         # SessionEnd runs as the program exits; give a slow machine a moment
         fake.wait_for(lambda _: len(journal(project)) > len(before), timeout=10)
         after = journal(project)
