@@ -131,12 +131,12 @@ def test_a_running_mem_mcp_serves_the_hook_hybrid(project: Path, tmp_path: Path)
 
 
 def test_a_server_slower_than_the_hook_does_not_listen(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mem_core.hooks import service
+    from mem_core.hooks import server as listener
     from mem_core.kernel import Kernel
     from mem_core.settings import load_settings
 
-    monkeypatch.setattr(service, "SERVE_WITHIN", 0.0)  # no ranking is that fast
-    server = service.Service(str(project), Kernel(settings=load_settings(str(project))))
+    monkeypatch.setattr(listener, "SERVE_WITHIN", 0.0)  # no ranking is that fast
+    server = listener.Service(str(project), Kernel(settings=load_settings(str(project))))
     server._run()  # what the thread runs: it returns without listening
     assert server.seconds is not None and server.seconds > 0
     assert not served_socket(project).exists()
