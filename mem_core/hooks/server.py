@@ -10,7 +10,7 @@ import socket
 import threading
 from typing import TYPE_CHECKING
 
-from mem_core.hooks.service import CONNECT_TIMEOUT, read_line, socket_path
+from mem_core.hooks.service import listening, read_line, socket_path
 
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
@@ -121,17 +121,9 @@ class Service:
         if not os.path.isdir(directory):
             os.mkdir(directory, mode=0o700)
         if os.path.exists(self.path):
-            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            probe.settimeout(CONNECT_TIMEOUT)
-            try:
-                probe.connect(self.path)
-            except OSError:
-                os.unlink(self.path)  # stale: its server is gone
-            else:
-                probe.close()
+            if listening(self.path):
                 raise OSError("another process serves this project")
-            finally:
-                probe.close()
+            os.unlink(self.path)  # stale: its server is gone
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         umask = os.umask(0o177)  # created 0600: no window where others could connect
         try:

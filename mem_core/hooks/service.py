@@ -76,6 +76,25 @@ def ask(project: str, prompt: str, budget: int) -> dict[str, Any] | None:
     return data
 
 
+def listening(path: str) -> bool:
+    """Whether a process accepts connections on the socket ``path`` (a
+    socket file whose server is gone refuses them)."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(CONNECT_TIMEOUT)
+    try:
+        probe.connect(path)
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
+
+
+def serving(project: str) -> bool:
+    """Whether a long-lived process serves ``project``'s prompt hook now."""
+    return listening(socket_path(project))
+
+
 def read_line(conn: socket.socket) -> bytes | None:
     """One line of at most :data:`LIMIT` bytes (``None``: longer, or cut)."""
     chunks: list[bytes] = []
