@@ -131,10 +131,15 @@ def top_candidates(query: Query, candidates: Sequence[Candidate], limit: int) ->
     buckets: list[tuple[float, int, Collection[int]]] = []
     for number, part in enumerate(parts):
         if isinstance(part, CandidateBlock) and part.covers(tokens):
-            if part.unit_weight and len(tokens) > 1:
+            if part.unit_weight and len(tokens) > 1 and not part.skip:
                 _best_of_block(tokens, part, number, buckets, limit)
             else:
+                start = len(buckets)
                 _block_buckets(tokens, part, number, buckets)
+                if part.skip:  # scored from the index like the rest, never a result
+                    skip = part.skip
+                    kept = [(score, n, [p for p in held if p not in skip]) for score, n, held in buckets[start:]]
+                    buckets[start:] = [bucket for bucket in kept if bucket[2]]
         else:
             # a block's candidates are found again by their index position
             pairs = (
