@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from mem_core.clock import parse_ms as parse_ms
     from mem_core.embeddings import BUILD_ENV as _BUILD_ENV
     from mem_core.embeddings import MISSING as _MISSING
+    from mem_core.embeddings import in_foreground as _in_foreground
     from mem_core.embeddings import missing as _missing
     from mem_core.embeddings.model import load_embedder as load_embedder
     from mem_core.embeddings.store import EmbeddingIndex as EmbeddingIndex
@@ -177,6 +178,7 @@ if TYPE_CHECKING:
     embeddings_missing = _missing
     EMBEDDINGS_MISSING = _MISSING
     EMBEDDINGS_BUILD_ENV = _BUILD_ENV
+    embeddings_in_foreground = _in_foreground
     embedding_index_path = _index_path
 
 #: public name -> module that defines it
@@ -228,6 +230,7 @@ _NAMES = {
     "embeddings_missing": "mem_core.embeddings",
     "EMBEDDINGS_MISSING": "mem_core.embeddings",
     "EMBEDDINGS_BUILD_ENV": "mem_core.embeddings",
+    "embeddings_in_foreground": "mem_core.embeddings",
     "load_embedder": "mem_core.embeddings.model",
     "EmbeddingIndex": "mem_core.embeddings.store",
     "embedding_index_path": "mem_core.embeddings.store",
@@ -349,6 +352,7 @@ _ALIASES = {
     "embeddings_missing": "missing",
     "EMBEDDINGS_MISSING": "MISSING",
     "EMBEDDINGS_BUILD_ENV": "BUILD_ENV",
+    "embeddings_in_foreground": "in_foreground",
     "embedding_index_path": "index_path",
 }
 

@@ -62,21 +62,16 @@ class Service:
 
     def _run(self) -> None:
         try:
-            from mem_core.embeddings import BUILD_ENV
+            from mem_core.embeddings import foreground
             from mem_core.hooks.prompt import prompt_context
 
             # the model loaded and every text's vector made before the first
             # prompt, here: a cold index would make the ranking fall back to
-            # bm25, whose scores the hybrid floor does not fit
-            before = os.environ.get(BUILD_ENV)
-            os.environ[BUILD_ENV] = "foreground"
-            try:
+            # bm25, whose scores the hybrid floor does not fit. In this thread
+            # only: the agent's own recalls meanwhile still leave a large
+            # build to the background rather than wait for it
+            with foreground():
                 prompt_context("warm up", project=self.project, budget=1, kernel=self.kernel, ranking="hybrid")
-            finally:
-                if before is None:
-                    os.environ.pop(BUILD_ENV, None)
-                else:
-                    os.environ[BUILD_ENV] = before
             self.seconds = min(self._trial() for _ in range(TRIALS))
             if self.seconds > SERVE_WITHIN:
                 import logging

@@ -129,12 +129,12 @@ class HybridRanker(Ranker):
         ``None`` when more than :data:`FOREGROUND` texts lack a vector and
         nobody watches (stderr is no terminal: an agent, a script): they are
         embedded by a background process (:func:`_build_in_background`)."""
-        from mem_core.plugin import EmbeddingIndex, embedding_index_path, load_embedder
+        from mem_core.plugin import EmbeddingIndex, embedding_index_path, embeddings_in_foreground, load_embedder
 
         embedder = load_embedder(model)
         index = EmbeddingIndex(embedding_index_path(cache_dir, query.project), embedder)
         texts = [candidate.scored_text for candidate in items]
-        if os.environ.get(EMBEDDINGS_BUILD_ENV) != "foreground" and not sys.stderr.isatty():
+        if not embeddings_in_foreground() and not sys.stderr.isatty():
             lacking = index.lacking(texts)
             if lacking > FOREGROUND:
                 if not index.building():
