@@ -46,7 +46,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from mem_core.plugin import EMBEDDINGS_BUILD_ENV, Candidate, Query, RankContext, Ranker, Scored, hookimpl
+from mem_core.plugin import EMBEDDINGS_BUILD_ENV, Candidate, Query, RankContext, Ranker, Scored
 
 #: how many of each list's best are fused
 DEPTH = 50
@@ -200,8 +200,3 @@ def _top(scores: list[float], depth: int) -> list[int]:
     import heapq
 
     return heapq.nlargest(depth, range(len(scores)), key=scores.__getitem__)
-
-
-@hookimpl
-def mem_register_rankers() -> list[type[Ranker]]:
-    return [HybridRanker]
