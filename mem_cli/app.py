@@ -24,7 +24,7 @@ from mem_cli import output
 from mem_cli.commands import ACTIONS, COMMANDS
 from mem_cli.compat import declared, signal_options
 from mem_cli.declare import Command, Option
-from mem_cli.options import annotation, argument_annotation
+from mem_cli.options import argument_parameter, option_parameter
 from mem_cli.run import run_action
 from mem_core.errors import ExitCode, MemError, UsageError
 
@@ -114,10 +114,8 @@ def typer_command(
     parameters = [inspect.Parameter("ctx", keyword, annotation=typer.Context)]
     default: Any
     for argument in command.arguments:
-        default = inspect.Parameter.empty if argument.required else None
-        parameters.append(
-            inspect.Parameter(argument.dest, keyword, annotation=argument_annotation(argument), default=default)
-        )
+        kind, default = argument_parameter(argument)
+        parameters.append(inspect.Parameter(argument.dest, keyword, annotation=kind, default=default))
     options: list[tuple[Option, str]] = []
     for option in command.options:
         if option.signal is not None:
@@ -129,8 +127,8 @@ def typer_command(
     for number, (option, text) in enumerate(options):
         name = option.dest if option.signal is None else f"signal_{number}"
         by_parameter[name] = option
-        default = inspect.Parameter.empty if option.required else option.default
-        parameters.append(inspect.Parameter(name, keyword, annotation=annotation(option, text), default=default))
+        kind, default = option_parameter(option, text)
+        parameters.append(inspect.Parameter(name, keyword, annotation=kind, default=default))
     takes_signals = any(option.signal for option in command.options)
 
     def body(ctx: typer.Context, **given: Any) -> Any:
