@@ -14,12 +14,12 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-from mem_core import hookimpl as hookimpl
 from mem_core.errors import MemError as MemError
 
 if TYPE_CHECKING:
     from typing import Any
 
+    from mem_core import hookimpl as hookimpl
     from mem_core.adapters.edits import Block as Block
     from mem_core.adapters.edits import Edit as Edit
     from mem_core.adapters.edits import JsonItem as JsonItem
@@ -183,6 +183,8 @@ if TYPE_CHECKING:
 
 #: public name -> module that defines it
 _NAMES = {
+    # pluggy's marker of a hook implementation (importing pluggy on first use)
+    "hookimpl": "mem_core",
     # recall: the query, candidates, scores, sources and rankers
     "Query": "mem_core.retrieval.interfaces",
     "Candidate": "mem_core.retrieval.interfaces",
@@ -356,7 +358,7 @@ _ALIASES = {
     "embedding_index_path": "index_path",
 }
 
-__all__ = ["hookimpl", "MemError", *_NAMES]
+__all__ = ["MemError", *_NAMES]
 
 
 def __getattr__(name: str) -> Any:

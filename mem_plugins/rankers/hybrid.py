@@ -46,7 +46,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from mem_core.plugin import EMBEDDINGS_BUILD_ENV, Candidate, Query, RankContext, Ranker, Scored, hookimpl
+from mem_core.plugin import EMBEDDINGS_BUILD_ENV, Candidate, Query, RankContext, Ranker, Scored
 
 #: how many of each list's best are fused
 DEPTH = 50
@@ -229,8 +229,3 @@ def _say(line: str) -> None:
     if not _warned:
         _warned = True
         sys.stderr.write(line + "\n")
-
-
-@hookimpl
-def mem_register_rankers() -> list[type[Ranker]]:
-    return [HybridRanker]

@@ -17,7 +17,6 @@ from mem_core.plugin import (
     Ranker,
     Scored,
     Terms,
-    hookimpl,
     js_log,
     tokenize,
 )
@@ -348,8 +347,3 @@ class LexicalRanker(Ranker):
         """Every matching candidate scored, unsorted and uncut (for rankers
         that re-weight lexical scores, such as ``evidence``)."""
         return score_candidates(query, candidates)
-
-
-@hookimpl
-def mem_register_rankers() -> list[type[Ranker]]:
-    return [LexicalRanker]

@@ -29,7 +29,6 @@ from mem_core.plugin import (
     event_candidate,
     event_fields,
     event_of_line,
-    hookimpl,
     js_trim,
 )
 
@@ -292,8 +291,3 @@ def _line_filter(tokens: Sequence[str] | None) -> Callable[[str], bool] | None:
         return search(line.lower()) is not None
 
     return keep
-
-
-@hookimpl
-def mem_register_note_sources() -> list[type[NoteSource]]:
-    return [JournalSource]
