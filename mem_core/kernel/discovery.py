@@ -194,9 +194,17 @@ def _scan() -> list[_EntryPoint]:
 
 
 def _cache_file() -> str:
-    from mem_core.files.usercache import cache_base, name_key
+    """One file per environment. Named by a checksum, not a cryptographic
+    hash: the file holds the state it was made for and is only used when
+    that state is this one, so two environments sharing a name only scan
+    again, and every command (``mem --help`` too) reads this name before
+    anything else would load OpenSSL."""
+    import zlib
 
-    return os.path.join(cache_base(None), "entry-points", name_key(sys.prefix))
+    from mem_core.files.usercache import cache_base
+
+    name = f"{zlib.crc32(sys.prefix.encode('utf-8', 'surrogatepass')):08x}"
+    return os.path.join(cache_base(None), "entry-points", name)
 
 
 def _read_cached(stamp: _Stamp) -> list[_EntryPoint] | None:
