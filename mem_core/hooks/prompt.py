@@ -192,7 +192,14 @@ def prompt_context(
     if not query:
         return PromptContext(query, floor, [], None)
     result = recall(
-        query, directory=project, limit=DEPTH, ranking=ranking, kernel=kernel, index=True, leave_out_via=(ECHO,)
+        query,
+        directory=project,
+        limit=DEPTH,
+        ranking=ranking,
+        kernel=kernel,
+        index=True,
+        leave_out_via=(ECHO,),
+        sentence=prompt,  # an embedding model reads the whole prompt, common words and all
     )
     from mem_core.retrieval.analysis import query_terms
 

@@ -127,6 +127,7 @@ def recall(
     kernel: Kernel | None = None,
     index: bool | None = None,
     leave_out_via: Iterable[str] = (),
+    sentence: str | None = None,
 ) -> RecallResult:
     """Ranked retrieval over every active note source (docs/contract.md §2) of the
     project of ``directory`` (see :func:`mem_core.project.find_project`);
@@ -144,7 +145,8 @@ def recall(
     the ``recall_index`` setting is off.
 
     ``leave_out_via``: journal events written by these (their ``via``) are
-    no candidates (:attr:`Query.leave_out_via`)."""
+    no candidates (:attr:`Query.leave_out_via`). ``sentence``: the question
+    as written, when ``query`` holds only its words (:attr:`Query.sentence`)."""
     if index is None:
         index = kernel is None
     scope = scope or "project"
@@ -189,6 +191,7 @@ def recall(
         match_tokens=tokens if ranker_cls.needs_query_match else None,
         analyzer=ranker_cls.index_analyzer,
         leave_out_via=leave_out_via,
+        sentence=sentence,
     )
     ranker = ranker_cls()
     ranker.validate(request)

@@ -59,6 +59,11 @@ class Query(_Frozen):
     unsafe files to be errors (:attr:`Ranker.strict_sources`) rather than
     skipped and reported.
 
+    ``sentence`` is the question as the person wrote it, for rankers that
+    read meaning rather than words (``hybrid``'s embeddings); it is ``text``
+    unless the caller made ``text`` of its words (the prompt hook drops a
+    prompt's common words for ``bm25``, the model reads the whole prompt).
+
     ``leave_out_via``: journal events whose ``via`` is one of these are no
     candidates at all — not ranked, not counted in a ranker's statistics
     (a block skips them, :class:`CandidateBlock`). The prompt hook leaves out
@@ -81,6 +86,7 @@ class Query(_Frozen):
         "match_tokens",
         "analyzer",
         "leave_out_via",
+        "sentence",
     )
 
     project: str
@@ -97,6 +103,7 @@ class Query(_Frozen):
     match_tokens: tuple[str, ...] | None
     analyzer: Any
     leave_out_via: frozenset[str]
+    sentence: str
 
     def __init__(
         self,
@@ -115,6 +122,7 @@ class Query(_Frozen):
         match_tokens: Iterable[str] | None = None,
         analyzer: Any = None,
         leave_out_via: Iterable[str] = (),
+        sentence: str | None = None,
     ) -> None:
         put = object.__setattr__
         put(self, "project", project)
@@ -131,6 +139,7 @@ class Query(_Frozen):
         put(self, "match_tokens", None if match_tokens is None else tuple(match_tokens))
         put(self, "analyzer", analyzer)
         put(self, "leave_out_via", frozenset(leave_out_via))
+        put(self, "sentence", text if sentence is None else sentence)
 
     def replace(self, **changes: Any) -> Query:
         """A copy with some fields changed (``query.replace(limit=100)``)."""

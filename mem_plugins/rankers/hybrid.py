@@ -146,7 +146,7 @@ class HybridRanker(Ranker):
                     "ranking with bm25 until they are ready"
                 )
                 return None
-        return index.vectors(texts) @ embedder.embed([query.text])[0]
+        return index.vectors(texts) @ embedder.embed([query.sentence])[0]
 
 
 class _Weighed:

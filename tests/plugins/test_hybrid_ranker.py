@@ -268,3 +268,26 @@ def test_doctor_says_when_the_extra_is_missing(notes: Path, monkeypatch) -> None
     assert said["recall"] == ("warn", "the hybrid ranking needs the embeddings extra "
                               "(pip install 'mem-agent-memory[embeddings]'); ranking with bm25")  # fmt: skip
     assert "prompt hook" not in said
+
+
+def test_the_model_reads_the_whole_prompt_and_bm25_its_words(notes: Path, monkeypatch) -> None:
+    """The prompt hook asks recall for the prompt's words (its common words
+    would only lower bm25's coverage) and gives the embedding model the
+    prompt as written: on the calibrate half of benchmarks/hooks/ that
+    found one more section of 22 (docs/recall.md)."""
+    from mem_core.hooks.prompt import prompt_context
+    from mem_plugins.rankers import hybrid
+
+    monkeypatch.setenv("MEM_EMBEDDINGS_BUILD", "foreground")
+    seen: list[tuple[str, str]] = []
+    cosines = hybrid.HybridRanker._cosines
+
+    def spy(query, items, model, cache_dir):  # type: ignore[no-untyped-def]
+        seen.append((query.text, query.sentence))
+        return cosines(query, items, model, cache_dir)
+
+    monkeypatch.setattr(hybrid.HybridRanker, "_cosines", staticmethod(spy))
+    prompt = "What did we decide about the schema migrations?"
+    prompt_context(prompt, project=str(notes), budget=600, kernel=None, ranking="hybrid")
+    recall("schema migrations", directory=str(notes), ranking="hybrid", now=NOW)
+    assert seen == [("schema migrations", prompt), ("schema migrations", "schema migrations")]
