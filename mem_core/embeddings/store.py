@@ -23,7 +23,7 @@ embeds again.
 * **Damaged**: a file SQLite cannot read is deleted and built again. A
   store's table that cannot be used (unreachable, an older schema, a role
   that cannot write) is said once on stderr, and the user cache's file
-  serves in its place.
+  keeps every text's vector, as for a store that keeps none.
 * **Bounded**: texts are embedded :data:`mem_core.embeddings.model.BATCH` at
   a time and each chunk of :data:`CHUNK` is committed, so an interrupted
   first build keeps what it did; rows no recall asked for are pruned once
@@ -267,32 +267,30 @@ class EmbeddingIndex:
     def _parts(
         self, texts: Sequence[str], hashes: list[bytes], stored: Sequence[bool] | None
     ) -> list[tuple[VectorTable, Sequence[str], list[bytes]]]:
-        """Each table with its texts and their hashes."""
+        """Each table with its texts and their hashes: the store's first."""
         cache = SqliteVectors(self.path)
         if self.table is None or stored is None or not any(stored):
             return [(cache, texts, hashes)]
         parts: list[tuple[VectorTable, Sequence[str], list[bytes]]] = []
-        for table, side in ((cache, False), (self.table, True)):
+        for table, side in ((self.table, True), (cache, False)):
             chosen = [n for n, flag in enumerate(stored) if bool(flag) is side]
             parts.append((table, [texts[n] for n in chosen], [hashes[n] for n in chosen]))
         return parts
 
     def _open(self, table: VectorTable) -> VectorTable | None:
-        """``table``, connected; a store's table that cannot be used is said
-        once and the user cache's file serves in its place; ``None``: the
-        file cannot be used either (embed in memory, keep nothing)."""
+        """``table``, connected; ``None`` when it cannot be used (the user
+        cache's file: embed in memory, keep nothing; the store's table is
+        said once on stderr, and the user cache keeps its texts' vectors)."""
         failures: tuple[type[Exception], ...] = (*table.errors, OSError)
         try:
             table.open()
             return table
         except failures as exc:
-            if table is not self.table:
-                return None
-            if table.key not in _reported:
+            if table is self.table and table.key not in _reported:
                 _reported.add(table.key)
                 message = getattr(exc, "message", None) or str(exc)
                 sys.stderr.write(f"mem: {message}; the memories' vectors are kept in the user cache\n")
-            return self._open(SqliteVectors(self.path))
+            return None
 
     def vectors(self, texts: Sequence[str], stored: Sequence[bool] | None = None) -> Any:
         """The vector of each of ``texts`` (a float32 array, a row each, in
@@ -302,17 +300,25 @@ class EmbeddingIndex:
         hashes = [text_hash(text) for text in texts]
         self.embedded = 0
         parts = self._parts(texts, hashes, stored)
-        if len(parts) == 1:
-            return _stacked(self.path, model, hashes, self._filled(*parts[0]), self.embedder.dimensions)
-        found: dict[bytes, Any] = {}
-        for table, some, digests in parts:
+        if len(parts) == 2:
+            table, some, digests = parts[0]
             known = self._filled(table, some, digests)
-            found.update((digest, known[digest]) for digest in digests)
-        return _stacked(self.path, model, hashes, found, self.embedder.dimensions)
+            if known is not None:
+                found = {digest: known[digest] for digest in digests}
+                cache, some, digests = parts[1]
+                known = self._filled(cache, some, digests)
+                assert known is not None  # the user cache's file is never given up
+                found.update((digest, known[digest]) for digest in digests)
+                return _stacked(self.path, model, hashes, found, self.embedder.dimensions)
+            parts = [(SqliteVectors(self.path), texts, hashes)]  # as if the store kept none
+        known = self._filled(*parts[0])
+        assert known is not None
+        return _stacked(self.path, model, hashes, known, self.embedder.dimensions)
 
-    def _filled(self, table: VectorTable, texts: Sequence[str], hashes: list[bytes]) -> dict[bytes, Any]:
+    def _filled(self, table: VectorTable, texts: Sequence[str], hashes: list[bytes]) -> dict[bytes, Any] | None:
         """The vectors ``table`` holds in this process's memory, with one
-        for each of ``hashes`` (read from the table, or embedded)."""
+        for each of ``hashes`` (read from the table, or embedded); ``None``:
+        it is the store's table, and it cannot be used."""
         numpy = _numpy()
         model = self.embedder.key
         size = self.embedder.dimensions * 4
@@ -321,6 +327,8 @@ class EmbeddingIndex:
         if not wanted:  # a long-lived process's next recall: nothing to read or write
             return known
         opened = self._open(table)
+        if opened is None and table is self.table:
+            return None
         try:
             if opened is not None:
                 try:
@@ -364,12 +372,17 @@ class EmbeddingIndex:
     def lacking(self, texts: Sequence[str], stored: Sequence[bool] | None = None) -> int:
         """How many of ``texts`` (distinct in each table) have no vector yet."""
         model = self.embedder.key
+        hashes = [text_hash(text) for text in texts]
+        parts = self._parts(texts, hashes, stored)
         total = 0
-        for table, _, hashes in self._parts(texts, [text_hash(text) for text in texts], stored):
-            wanted = set(hashes).difference(_memory.get(table.key, {}).get(model, {}))
+        while parts:
+            table, _, some = parts.pop(0)
+            wanted = set(some).difference(_memory.get(table.key, {}).get(model, {}))
             if not wanted:
                 continue
             opened = self._open(table)
+            if opened is None and table is self.table:  # the user cache keeps them all
+                return self.lacking(texts)
             if opened is None:
                 total += len(wanted)
                 continue
