@@ -34,9 +34,9 @@ def build(root: Path, memories: int) -> tuple[object, object]:
     from mem_core.humans.keys import HumanKey
     from mem_core.memories.service import remember
     from mem_core.reinforcement.api import reinforce
-    from mem_server.app import Server
     from mem_server.credentials import HumanSession
     from mem_server.manage import init_server, server_config
+    from mem_server.replica import Server
 
     project = root / "project"
     (project / ".bmad" / "memory").mkdir(parents=True)

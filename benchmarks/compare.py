@@ -8,6 +8,10 @@ callgrind and the report gives instructions executed instead of times: the
 same number whatever else the machine is doing (a loaded 2-core machine
 makes wall times drift by tens of percent).
 
+The first row is ``python -c pass`` under each build's interpreter (the
+``python`` beside its ``mem``), and the last columns give each command as a
+multiple of it: the start-up budgets are set in those multiples.
+
 Usage: ``python benchmarks/compare.py --other PATH/TO/OTHER/bin/mem [--runs N] [--instructions]``
 (``tox -e bench -- compare.py --other …`` is not needed: run it with any
 interpreter; each build runs under its own).
@@ -69,6 +73,13 @@ def _instructions(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
     return int(found.group(1)) / 1e6
 
 
+def _python(mem: list[str]) -> str:
+    """The interpreter of the build whose command is ``mem``: the ``python``
+    beside its ``mem`` script, else this one."""
+    beside = Path(mem[0]).with_name("python")
+    return str(beside) if beside.exists() else sys.executable
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--other", required=True, help="the other build's mem executable")
@@ -91,14 +102,19 @@ def main(argv: list[str] | None = None) -> int:
                 if label == "corpus":
                     make_corpus(project)
                 projects[label, build] = project
-        commands = [("--version", ["--version"], None), ("--help", ["--help"], None)]
+        commands: list[tuple[str, list[str], str | None]] = [("python -c pass", [], None)]
+        commands += [("--version", ["--version"], None), ("--help", ["--help"], None)]
         commands += [
             (f"{action} ({label})", extra, label) for label in ("empty", "corpus") for action, extra in ACTIONS
         ]
+        interpreters = {"this": _python(this), "other": _python(other)}
         for name, extra, label in commands:
+            builds = {"this": this, "other": other}
+            if not extra:  # python -c pass
+                builds = {build: [python, "-c", "pass"] for build, python in interpreters.items()}
             if args.instructions:
                 counted = {}
-                for build, mem in (("this", this), ("other", other)):
+                for build, mem in builds.items():
                     where = ["-d", str(projects[label, build])] if label else []
                     _time([*mem, *extra, *where], base, env)  # compiles the bytecode, warms the caches
                     counted[build] = _instructions([*mem, *extra, *where], base, env)
@@ -106,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             times: dict[str, list[float]] = {"this": [], "other": []}
             for run in range(args.runs + 1):
-                for build, mem in (("this", this), ("other", other)) if run % 2 else (("other", other), ("this", this)):
+                for build, mem in (("this", builds["this"]), ("other", builds["other"]))[:: 1 if run % 2 else -1]:
                     where = ["-d", str(projects[label, build])] if label else []
                     elapsed = _time([*mem, *extra, *where], base, env)
                     if run:  # the first round warms the caches
@@ -117,9 +133,12 @@ def main(argv: list[str] | None = None) -> int:
     unit = "M instr" if args.instructions else "ms"
     how = "instructions executed (callgrind)" if args.instructions else f"median of {args.runs} interleaved runs"
     print(f"this: {' '.join(this)}\nother: {' '.join(other)}\n{how}")
-    print(f"{'command':<26} {'this ' + unit:>12} {'other ' + unit:>12} {'this/other':>11}")
+    _, pass_this, pass_other, _ = rows[0]
+    print(
+        f"{'command':<26} {'this ' + unit:>12} {'other ' + unit:>12} {'this/other':>11} {'this ×pass':>11} {'other ×pass':>11}"
+    )
     for name, a, b, ratio in rows:
-        print(f"{name:<26} {a:>12.1f} {b:>12.1f} {ratio:>11.2f}")
+        print(f"{name:<26} {a:>12.1f} {b:>12.1f} {ratio:>11.2f} {a / pass_this:>11.1f} {b / pass_other:>11.1f}")
     return 0
 
 

@@ -6,7 +6,8 @@ structured-memory commands, from their declarations without typer
 for every other line and for the commands plugins add. Each declared
 command (``COMMAND`` in its module) becomes a typer command here
 (:func:`typer_command`): its help, its click errors and its completion are
-the declaration's, and it runs the declaration's handler. A module without
+the declaration's, and it runs the declaration's handler; typer builds it
+when a line first needs it, so ``mem --help`` builds none. A module without
 a declaration registers its typer command itself (``register(app)``).
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -24,7 +25,7 @@ from mem_cli import output
 from mem_cli.commands import ACTIONS, COMMANDS
 from mem_cli.compat import declared, signal_options
 from mem_cli.declare import Command, Option
-from mem_cli.options import annotation, argument_annotation
+from mem_cli.options import argument_parameter, option_parameter
 from mem_cli.run import run_action
 from mem_core.errors import ExitCode, MemError, UsageError
 
@@ -33,8 +34,10 @@ if TYPE_CHECKING:
 
 try:  # typer >= 0.22 vendors click
     from typer._click import exceptions as click_exceptions
+    from typer._click.utils import make_default_short_help
 except ImportError:  # pragma: no cover - older typer with click as a dependency
     from click import exceptions as click_exceptions  # type: ignore[no-redef]
+    from click.utils import make_default_short_help  # type: ignore[no-redef]
 
 __all__ = ["CommandLine", "make_app", "run_typer", "run_command", "typer_command", "HELP"]
 
@@ -68,30 +71,72 @@ def _root(
     """Memory with evidence for coding agents."""
 
 
-def _ordered_group() -> type:
-    """typer's group class with the built-in commands in :data:`COMMANDS`
-    order, whether each is a command or a group of subcommands (typer lists
-    groups last), and plugins' commands after them as they came; ``--help``
-    lists them under their declared groups, in the order the groups first
-    appear."""
+class _Commands(MutableMapping[str, Any]):
+    """A group's commands by name: the built-in ones first, in their
+    :data:`COMMANDS` order, each made by typer from its declaration when it is
+    first looked up (:meth:`CommandLine.build`), then the ones added to the
+    typer app (plugins' commands), as they came."""
+
+    def __init__(self, cli: CommandLine, added: Mapping[str, Any]) -> None:
+        self._cli = cli
+        self._built: dict[str, Any] = {}
+        self._added = {name: command for name, command in added.items() if name not in cli.builtins}
+        self._built.update((name, command) for name, command in added.items() if name in cli.builtins)
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self._added:
+            return self._added[name]
+        if name not in self._cli.builtins:
+            raise KeyError(name)
+        command = self._built.get(name)
+        if command is None:
+            command = self._built[name] = self._cli.build(name)
+        return command
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        (self._built if name in self._cli.builtins else self._added)[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del (self._built if name in self._cli.builtins else self._added)[name]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._cli.builtins
+        yield from self._added
+
+    def __len__(self) -> int:
+        return len(self._cli.builtins) + len(self._added)
+
+
+def _ordered_group(cli: CommandLine) -> type:
+    """typer's group class for ``cli``: the built-in commands first, in
+    :data:`COMMANDS` order, each built when first needed (``mem --help``
+    lists them from their declarations and builds none), then plugins'
+    commands as they came; ``--help`` lists them under their declared groups,
+    in the order the groups first appear."""
     from typer.core import TyperGroup
 
     class OrderedGroup(TyperGroup):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            order = {name: number for number, name in enumerate(COMMANDS)}
-            self.commands = dict(sorted(self.commands.items(), key=lambda item: order.get(item[0], len(order))))
+            self.commands = _Commands(cli, self.commands)  # type: ignore[assignment]
+
+        def list_commands(self, ctx: Any) -> list[str]:
+            return list(self.commands)
 
         def format_commands(self, ctx: Any, formatter: Any) -> None:
-            shown = [(name, self.commands[name]) for name in self.list_commands(ctx)]
-            shown = [(name, command) for name, command in shown if not command.hidden]
-            if not shown:
-                return
             groups: dict[str, list[tuple[str, str]]] = {}
-            for name, command in shown:
-                heading = getattr(command, "rich_help_panel", None) or OTHER_GROUP
-                # each command's whole first sentence, wrapped: cut to one line it ended mid-word
-                groups.setdefault(heading, []).append((name, command.get_short_help_str(FIRST_SENTENCE)))
+            for name in self.list_commands(ctx):
+                row = cli.listed(name)
+                if row is None:
+                    command = self.commands[name]
+                    if command.hidden:
+                        continue
+                    # each command's whole first sentence, wrapped: cut to one line it ended mid-word
+                    row = (
+                        getattr(command, "rich_help_panel", None) or OTHER_GROUP,
+                        command.get_short_help_str(FIRST_SENTENCE),
+                    )
+                groups.setdefault(row[0], []).append((name, row[1]))
             for heading, rows in groups.items():
                 with formatter.section(heading):
                     formatter.write_dl(rows)
@@ -114,10 +159,8 @@ def typer_command(
     parameters = [inspect.Parameter("ctx", keyword, annotation=typer.Context)]
     default: Any
     for argument in command.arguments:
-        default = inspect.Parameter.empty if argument.required else None
-        parameters.append(
-            inspect.Parameter(argument.dest, keyword, annotation=argument_annotation(argument), default=default)
-        )
+        kind, default = argument_parameter(argument)
+        parameters.append(inspect.Parameter(argument.dest, keyword, annotation=kind, default=default))
     options: list[tuple[Option, str]] = []
     for option in command.options:
         if option.signal is not None:
@@ -129,8 +172,8 @@ def typer_command(
     for number, (option, text) in enumerate(options):
         name = option.dest if option.signal is None else f"signal_{number}"
         by_parameter[name] = option
-        default = inspect.Parameter.empty if option.required else option.default
-        parameters.append(inspect.Parameter(name, keyword, annotation=annotation(option, text), default=default))
+        kind, default = option_parameter(option, text)
+        parameters.append(inspect.Parameter(name, keyword, annotation=kind, default=default))
     takes_signals = any(option.signal for option in command.options)
 
     def body(ctx: typer.Context, **given: Any) -> Any:
@@ -167,18 +210,27 @@ class CommandLine:
     whose name is taken, has its commands left out and is named in
     :attr:`broken`; the other commands are unaffected. ``kernel=None`` builds
     the app without plugins (no signal options beyond the declared ones, no
-    plugin commands). ``only`` (a built-in command's name) builds that command
-    alone: typer's start-up cost grows with every parameter it builds, and a
-    built-in command's name cannot be a plugin's.
+    plugin commands). Typer builds a built-in command when a line first looks
+    it up (typer's start-up cost grows with every parameter it builds):
+    ``mem --help`` lists them from their declarations and builds none.
+    ``only`` (a built-in command's name) makes the application of that
+    command alone, without plugins' commands: a built-in command's name
+    cannot be a plugin's.
     """
 
     def __init__(self, kernel: Kernel | None, only: str | None = None) -> None:
         self.kernel = kernel
         self.broken: list[str] = []
+        if only is not None and only not in COMMANDS:
+            only = None
+        #: the built-in commands of this application, each built by typer when
+        #: first looked up (:meth:`build`)
+        self.builtins: tuple[str, ...] = COMMANDS if only is None else (only,)
+        self._signal_options: list[tuple[Option, str]] | None = None
         self.app = typer.Typer(
             name="mem",
             help=HELP,
-            cls=_ordered_group(),
+            cls=_ordered_group(self),
             no_args_is_help=True,
             # typer's --install-completion / --show-completion (the completion
             # itself runs through here too: main() sends _MEM_COMPLETE to typer)
@@ -188,15 +240,6 @@ class CommandLine:
             rich_markup_mode=None,
         )
         self.app.callback()(_root)
-        if only is not None and only not in COMMANDS:
-            only = None
-        signals = self._signals() if only is None or only in ACTIONS else []
-        for name in COMMANDS if only is None else (only,):
-            command = declared(name)
-            if command is None:
-                importlib.import_module(f"mem_cli.commands.{name}").register(self.app)
-            else:
-                self.add(command, signals)
         if kernel is not None and only in (None, "plugins"):  # `mem plugins` shows a failing commands hook
             self._add_plugin_commands(kernel)
 
@@ -204,13 +247,38 @@ class CommandLine:
         """Every command name, built-in ones first."""
         return list(typer.main.get_command(self.app).commands)  # type: ignore[attr-defined]
 
-    def add(self, command: Command, signals: Sequence[tuple[Option, str]] = ()) -> None:
-        """Add a declared command (a group, with its subcommands)."""
+    def build(self, name: str) -> Any:
+        """The click command of built-in command ``name``, made by typer from
+        its declaration (or by its module's ``register(app)``)."""
+        holder = typer.Typer(add_completion=False, rich_markup_mode=None)
+        command = declared(name)
+        if command is None:
+            importlib.import_module(f"mem_cli.commands.{name}").register(holder)
+        else:
+            self.add(command, self._signals() if name in ACTIONS else (), app=holder)
+        built = typer.main.get_command(holder)
+        return built.commands[name] if holder.registered_groups else built  # type: ignore[attr-defined]
+
+    def listed(self, name: str) -> tuple[str, str] | None:
+        """The heading and the line ``mem --help`` lists built-in command
+        ``name`` with, from its declaration, as click makes them from the
+        command typer builds (without building it); ``None`` for a plugin's
+        command or one without a declaration."""
+        command = declared(name) if name in self.builtins else None
+        if command is None:
+            return None
+        short = make_default_short_help(inspect.cleandoc(command.help), FIRST_SENTENCE) if command.help else ""
+        return command.group or OTHER_GROUP, short.strip()
+
+    def add(self, command: Command, signals: Sequence[tuple[Option, str]] = (), app: typer.Typer | None = None) -> None:
+        """Add a declared command (a group, with its subcommands) to ``app``
+        (default: this application)."""
+        app = self.app if app is None else app
         if command.subcommands:
-            self.app.add_typer(self._group(command), rich_help_panel=command.group)
+            app.add_typer(self._group(command), rich_help_panel=command.group)
         else:
             function = typer_command(command, self.kernel, signals)
-            self.app.command(name=command.name, help=command.help, rich_help_panel=command.group)(function)
+            app.command(name=command.name, help=command.help, rich_help_panel=command.group)(function)
 
     def _group(self, command: Command) -> typer.Typer:
         """The typer group of a declared command with subcommands."""
@@ -233,7 +301,12 @@ class CommandLine:
 
     def _signals(self) -> list[tuple[Option, str]]:
         """Every reward signal option with its help text: the declared ones
-        (``--eval`` …) and those of the plugins' signals."""
+        (``--eval`` …) and those of the plugins' signals (asked once)."""
+        if self._signal_options is None:
+            self._signal_options = self._read_signals()
+        return self._signal_options
+
+    def _read_signals(self) -> list[tuple[Option, str]]:
         from mem_cli.commands import SIGNAL_OPTIONS
 
         registry: Any = None

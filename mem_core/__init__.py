@@ -12,12 +12,15 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-import pluggy
-
 from mem_core.errors import ExitCode, MemError
 
 if TYPE_CHECKING:
     from typing import Any
+
+    import pluggy
+
+    #: marks a function as an implementation of a hook of :mod:`mem_core.hookspecs`
+    hookimpl: pluggy.HookimplMarker
 
     from mem_core.evidence.api import ObserveResult as ObserveResult
     from mem_core.evidence.api import OutcomesResult as OutcomesResult
@@ -61,9 +64,6 @@ if TYPE_CHECKING:
     from mem_core.retrieval.api import recall as recall
 
 __version__ = "0.2.0"
-
-#: marks a function as an implementation of a hook of :mod:`mem_core.hookspecs`
-hookimpl = pluggy.HookimplMarker("mem")
 
 #: public name -> module that defines it (loaded lazily)
 _LAZY = {
@@ -111,6 +111,12 @@ __all__ = ["__version__", "hookimpl", "MemError", "ExitCode", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "hookimpl":
+        # made on first use: importing pluggy costs more than a whole `mem
+        # write`, and only a plugin manager's plugins need the marker
+        import pluggy
+
+        return globals().setdefault("hookimpl", pluggy.HookimplMarker("mem"))
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'mem_core' has no attribute {name!r}")

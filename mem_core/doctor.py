@@ -353,6 +353,50 @@ def _settings_checks(settings: Settings, kernel: Kernel) -> list[Check]:
     return [Check("settings", ERROR, problem) for problem in problems] or [Check("settings", OK, "every value usable")]
 
 
+def _recall_checks(settings: Settings) -> list[Check]:
+    """What recall ranks with, and for ``hybrid`` whether it can: the
+    extra, the embedding index, and whether the prompt hook is served
+    ``hybrid`` now or ranks ``bm25`` itself (docs/recall.md)."""
+    ranking = settings.get("recall_ranking")
+    checks = [Check("recall", OK, f"ranking {ranking} (from {settings.where('recall_ranking')})")]
+    if ranking != "hybrid":
+        return checks
+    from mem_core.embeddings import MISSING, missing
+
+    if missing():
+        return [Check("recall", WARN, MISSING.removeprefix("mem: "))]
+    import contextlib
+    import sqlite3
+
+    from mem_core.embeddings.store import index_path
+
+    path = index_path(settings.cache_dir, settings.project)
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+            (count,) = conn.execute("SELECT count(*) FROM vectors").fetchone()
+        checks.append(Check("embedding index", OK, f"{count} vector(s) in {path}"))
+    except sqlite3.Error:
+        checks.append(
+            Check(
+                "embedding index", OK, "not built yet: the first hybrid recall builds it (with progress on a terminal)"
+            )
+        )
+    from mem_core.hooks.service import serving
+
+    if serving(settings.project):
+        checks.append(Check("prompt hook", OK, "ranks hybrid, served by a running mem mcp"))
+    else:
+        checks.append(
+            Check(
+                "prompt hook",
+                OK,
+                "ranks bm25: no mem mcp serves hybrid for this project now (an assistant's session runs one; "
+                "it serves once its warm ranking of a prompt takes at most 50 ms)",
+            )
+        )
+    return checks
+
+
 def _plugin_checks(kernel: Kernel) -> list[Check]:
     from mem_core.kernel.report import plugins_report
 
@@ -478,6 +522,7 @@ def doctor(directory: str | None = None, *, fix: bool = False, kernel: Kernel | 
             checks.append(Check("repairs", WARN, "none made: the writer lock is not provably stale (see lock)"))
         checks.extend(_archive_checks(project))
     checks.extend(_settings_checks(settings, kernel))
+    checks.extend(_recall_checks(settings))
     checks.extend(_backend_checks(settings, kernel, fix))
     checks.extend(_plugin_checks(kernel))
     checks.extend(_adapter_checks(project, kernel))

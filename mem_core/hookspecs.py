@@ -1,7 +1,9 @@
 """Hook specifications: the public plugin API of ``mem``.
 
-Every behaviour of ``mem`` is contributed through these hooks, by the default
-plugins in :mod:`mem_plugins` exactly as by third-party ones. Registration
+Every behaviour of ``mem`` is contributed through these hooks: by
+third-party plugins, and by the default plugins in :mod:`mem_plugins`, each
+a class that :data:`mem_core.kernel.discovery.DEFAULT_PLUGINS` names and the
+kernel registers as the answer of its kind's registration hook. Registration
 hooks return *classes* (each with a unique ``name`` ClassVar, deriving from
 the base class of :mod:`mem_core.plugin` that the hook names); the kernel
 collects them into registries and chooses among them by configured name,

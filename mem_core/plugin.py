@@ -14,12 +14,12 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-from mem_core import hookimpl as hookimpl
 from mem_core.errors import MemError as MemError
 
 if TYPE_CHECKING:
     from typing import Any
 
+    from mem_core import hookimpl as hookimpl
     from mem_core.adapters.edits import Block as Block
     from mem_core.adapters.edits import Edit as Edit
     from mem_core.adapters.edits import JsonItem as JsonItem
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from mem_core.clock import parse_ms as parse_ms
     from mem_core.embeddings import BUILD_ENV as _BUILD_ENV
     from mem_core.embeddings import MISSING as _MISSING
+    from mem_core.embeddings import in_foreground as _in_foreground
     from mem_core.embeddings import missing as _missing
     from mem_core.embeddings.model import load_embedder as load_embedder
     from mem_core.embeddings.store import EmbeddingIndex as EmbeddingIndex
@@ -178,10 +179,13 @@ if TYPE_CHECKING:
     embeddings_missing = _missing
     EMBEDDINGS_MISSING = _MISSING
     EMBEDDINGS_BUILD_ENV = _BUILD_ENV
+    embeddings_in_foreground = _in_foreground
     embedding_index_path = _index_path
 
 #: public name -> module that defines it
 _NAMES = {
+    # pluggy's marker of a hook implementation (importing pluggy on first use)
+    "hookimpl": "mem_core",
     # recall: the query, candidates, scores, sources and rankers
     "Query": "mem_core.retrieval.interfaces",
     "Candidate": "mem_core.retrieval.interfaces",
@@ -229,6 +233,7 @@ _NAMES = {
     "embeddings_missing": "mem_core.embeddings",
     "EMBEDDINGS_MISSING": "mem_core.embeddings",
     "EMBEDDINGS_BUILD_ENV": "mem_core.embeddings",
+    "embeddings_in_foreground": "mem_core.embeddings",
     "load_embedder": "mem_core.embeddings.model",
     "EmbeddingIndex": "mem_core.embeddings.store",
     "VectorTable": "mem_core.embeddings.store",
@@ -351,10 +356,11 @@ _ALIASES = {
     "embeddings_missing": "missing",
     "EMBEDDINGS_MISSING": "MISSING",
     "EMBEDDINGS_BUILD_ENV": "BUILD_ENV",
+    "embeddings_in_foreground": "in_foreground",
     "embedding_index_path": "index_path",
 }
 
-__all__ = ["hookimpl", "MemError", *_NAMES]
+__all__ = ["MemError", *_NAMES]
 
 
 def __getattr__(name: str) -> Any:

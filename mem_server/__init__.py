@@ -10,6 +10,8 @@ for one person, or a PostgreSQL database that any number of replicas share.
 * :mod:`~mem_server.credentials` — agent keys, the humans the server trusts,
   login challenges and sessions, the server's own key;
 * :mod:`~mem_server.audit` — the hash-chained audit log and its check;
+* :mod:`~mem_server.replica` — a replica's configuration and state, a request,
+  and what the routes share;
 * :mod:`~mem_server.app` — the routes.
 
 Nothing a replica keeps in memory is needed by another: every credential,

@@ -24,11 +24,10 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import re
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.applications import Starlette
@@ -43,7 +42,6 @@ from mem_server.credentials import (
     AgentKey,
     HumanSession,
     Refused,
-    ServerKey,
     authenticate,
     charge_rate,
     create_key,
@@ -53,8 +51,18 @@ from mem_server.credentials import (
     revoke_key,
     trust_list,
 )
-from mem_server.db import ServerDB, Unavailable
-from mem_server.metrics import Metrics
+from mem_server.db import Unavailable
+from mem_server.replica import (
+    TIMESTAMP,
+    UNAVAILABLE,
+    Call,
+    Json,
+    Server,
+    ServerConfig,
+    SessionHuman,
+    about,
+    memory_at,
+)
 
 __all__ = ["ServerConfig", "create_app", "BODY_MAX", "ROUTES"]
 
@@ -69,78 +77,9 @@ STORE_BODY_MAX = 8 * 1024 * 1024
 PARAM_MAX = 2048
 #: how far a human's signed timestamp may be from the server's clock
 SIGNED_AT_SLACK_MS = 15 * 60 * 1000
-_MEMORY_ID = re.compile(r"mem_[0-9a-f]{1,64}")
-_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
-UNAVAILABLE = "the database is unreachable; try again (nothing was changed)"
 
 
-@dataclass
-class ServerConfig:
-    """What one replica serves: the project directory, the store
-    (``sqlite`` or ``postgres``), where the DSN is, the server's key."""
-
-    project: str
-    store: str
-    key_file: str
-    dsn: str | None = None
-    rate_per_minute: int = 600
-    #: how often the audit chain's head is written to the log
-    head_log_seconds: float = 60.0
-
-    def open_db(self) -> ServerDB:
-        import os
-
-        from mem_core.memories.records import project_store_dir
-        from mem_server.db import SQLITE_FILE
-
-        if self.store == "postgres":
-            if not self.dsn:
-                raise MemError("--store postgres needs the DSN in the environment variable postgres_dsn_env names")
-            return ServerDB(dsn=self.dsn)
-        return ServerDB(path=os.path.join(project_store_dir(self.project), SQLITE_FILE))
-
-
-# -- one request -------------------------------------------------------------------
-
-
-@dataclass
-class Call:
-    """What a route's function gets: who asks, the path and query
-    parameters, the JSON body, and the server's state."""
-
-    who: AgentKey | HumanSession | None
-    path: dict[str, str]
-    query: dict[str, str]
-    body: dict[str, Any]
-    now: str
-    server: Server
-    audit: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
-
-    @property
-    def human(self) -> HumanSession | None:
-        return self.who if isinstance(self.who, HumanSession) else None
-
-    @property
-    def agent(self) -> AgentKey | None:
-        return self.who if isinstance(self.who, AgentKey) else None
-
-    def param(self, name: str, default: str | None = None) -> str | None:
-        return self.query.get(name, default)
-
-    def mind(self, given: object = None) -> str:
-        """The mind a request works in: an agent key's own (naming another is
-        403); a human's as given, else the default."""
-        if given is not None and not isinstance(given, str):
-            raise Refused(400, "mind must be a string")
-        agent = self.agent
-        if agent is not None:
-            if given is not None and given != agent.mind:
-                raise Refused(403, f"the agent key {agent.id} is for the mind {agent.mind} only")
-            return agent.mind
-        return given if given is not None else self.server.default_mind
-
-    def record(self, action: str, target: str, detail: dict[str, Any]) -> None:
-        self.audit.append((action, target, detail))
+# -- a route ---------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -166,45 +105,6 @@ class Endpoint:
     status: int = 200
     #: the largest body this route reads (a store transaction carries its writes)
     body_max: int = BODY_MAX
-
-
-class Server:
-    """One replica's state: configuration, database handle, key, metrics.
-    Nothing here is needed by another replica."""
-
-    def __init__(self, config: ServerConfig) -> None:
-        from mem_core.settings import project_settings
-
-        self.config = config
-        self.db = config.open_db()
-        self.key = ServerKey.load(config.key_file)
-        self.db.signer = self.key
-        self.metrics = Metrics()
-        self.default_mind = project_settings(config.project, None).default_mind
-        #: one kernel for the replica's life, as ``mem mcp`` keeps one (safe across threads)
-        self.kernel = _kernel(config.project)
-        self._create_store()
-
-    def _create_store(self) -> None:
-        """Create the store served when it is missing, at start: the store
-        routes open it as it is, so that no request (a refused one above
-        all) is what creates it. A database that is down now is no reason
-        not to start: the first write creates it then."""
-        from mem_core.memories.service import resolve_target
-
-        try:
-            target = resolve_target(self.kernel, False, self.config.project, None)
-            if not target.backend.exists(target.directory):
-                target.backend.open(target.directory, create=True).close()
-        except MemError as error:
-            log.warning("the memory store could not be created at start: %s", error)
-
-    def check_database(self) -> bool:
-        try:
-            self.db.ping()
-        except Unavailable:
-            return False
-        return True
 
 
 # -- body and parameter validation --------------------------------------------------
@@ -249,7 +149,7 @@ def _confidence(body: dict[str, Any]) -> float | str | None:
 
 
 def _signed_at(value: object, now: str) -> str:
-    if not isinstance(value, str) or not _TIMESTAMP.fullmatch(value):
+    if not isinstance(value, str) or not TIMESTAMP.fullmatch(value):
         raise Refused(400, "signedAt must be a timestamp YYYY-MM-DDTHH:MM:SS.mmmZ")
     signed, current = parse_ms(value), parse_ms(now)
     if signed is None or current is None:
@@ -290,18 +190,6 @@ class _Presigned:
         return self._raw
 
 
-class _SessionHuman:
-    """A logged-in human where ``mem_core`` asks only whether a trusted human
-    is present (forgetting a memory a human confirmed): nothing is signed."""
-
-    def __init__(self, session: HumanSession) -> None:
-        self.name = session.human
-        self.fingerprint = session.fingerprint
-
-    def sign(self, data: bytes) -> bytes:  # pragma: no cover - forget signs nothing
-        raise Refused(400, "this action needs the human key's signature")
-
-
 def _human_key(call: Call) -> Any:
     from mem_core.humans.keys import trusted_keys
 
@@ -317,45 +205,6 @@ def _human_key(call: Call) -> Any:
 
 _REMEMBER_FIELDS = ("category", "key", "content", "tags", "priority", "confidence", "expires", "noTags",
                     "noExpiry", "mind", "asUser", "signedAt", "signature")  # fmt: skip
-
-
-def _memory_at(call: Call) -> dict[str, Any]:
-    """The current memory the path's id names, judged; 404 when there is
-    none or (for an agent key) it is in another mind."""
-    from mem_core.memories.service import memory_history
-
-    memory_id = call.path["id"]
-    missing = Refused(404, f"No memory {memory_id[:80]} on this server.")
-    if not _MEMORY_ID.fullmatch(memory_id):
-        raise missing
-    try:
-        history = memory_history(memory_id, directory=call.server.config.project, kernel=call.server.kernel)
-    except MemError:
-        raise missing from None
-    last = history.entries[-1]
-    if last.action == "delete" or call.agent is not None and last.memory.mind_id != call.agent.mind:
-        raise missing
-    memory = _current(call.server.config.project, memory_id, last.memory.mind_id, call.server.kernel)
-    if memory is None:
-        raise missing
-    return memory
-
-
-def _current(project: str, memory_id: str, mind: str, kernel: Any) -> dict[str, Any] | None:
-    """The memory as its row is now (the history keeps what was written;
-    the row is what an edit in the database would change), judged by its
-    signatures."""
-    from mem_core.memories.results import memory_json
-    from mem_core.memories.service import judge, resolve_target
-
-    target = resolve_target(kernel, False, project, mind)
-    if not target.backend.exists(target.directory):
-        return None
-    with target.backend.open_read_only(target.directory) as store:
-        record = store.get(memory_id)
-        if record is None:
-            return None
-        return memory_json(judge(store, [record], project)[0])
 
 
 def _remember(call: Call, category: str, key: str, mind: str, body: dict[str, Any]) -> Any:
@@ -379,15 +228,8 @@ def _remember(call: Call, category: str, key: str, mind: str, body: dict[str, An
     )  # fmt: skip
     memory = done.memory.to_json()
     if done.changed:
-        call.record("memory.create" if done.created else "memory.update", f"memory:{memory['id']}", _about(memory))
+        call.record("memory.create" if done.created else "memory.update", f"memory:{memory['id']}", about(memory))
     return done
-
-
-def _about(memory: dict[str, Any]) -> dict[str, Any]:
-    from mem_core.memories.trust import content_sha256
-
-    return {"mind": memory["mind_id"], "category": memory["category"], "key": memory["key"],
-            "contentSha256": content_sha256(memory["content"])}  # fmt: skip
 
 
 def post_memory(call: Call) -> Any:
@@ -400,11 +242,11 @@ def post_memory(call: Call) -> Any:
 
 
 def get_memory(call: Call) -> Any:
-    return {"memory": _memory_at(call)}
+    return {"memory": memory_at(call)}
 
 
 def put_memory(call: Call) -> Any:
-    memory = _memory_at(call)
+    memory = memory_at(call)
     body = call.body
     for name in ("category", "key", "mind"):
         if name in body and body[name] != memory[{"mind": "mind_id"}.get(name, name)]:
@@ -416,24 +258,24 @@ def put_memory(call: Call) -> Any:
 def delete_memory(call: Call) -> Any:
     from mem_core.memories.service import forget
 
-    memory = _memory_at(call)
-    signer = _SessionHuman(call.human) if call.human is not None else None
+    memory = memory_at(call)
+    signer = SessionHuman(call.human) if call.human is not None else None
     done = forget(memory["id"], mind=memory["mind_id"], signer=signer, interactive=False,  # type: ignore[arg-type]
                   directory=call.server.config.project, kernel=call.server.kernel, now=call.now)  # fmt: skip
-    call.record("memory.delete", f"memory:{memory['id']}", _about(memory))
+    call.record("memory.delete", f"memory:{memory['id']}", about(memory))
     return done.to_json()
 
 
 def verify_memory(call: Call) -> Any:
     from mem_core.memories.service import verify
 
-    memory = _memory_at(call)
+    memory = memory_at(call)
     at = _signed_at(call.body.get("signedAt"), call.now)
     signer = _Presigned(_human_key(call), call.body.get("signature"))
     done = verify(memory["id"], mind=memory["mind_id"], signer=signer, interactive=False,  # type: ignore[arg-type]
                   directory=call.server.config.project, kernel=call.server.kernel, now=at)  # fmt: skip
     if done.changed:
-        call.record("memory.verify", f"memory:{memory['id']}", {**_about(memory), "by": signer.name,
+        call.record("memory.verify", f"memory:{memory['id']}", {**about(memory), "by": signer.name,
                                                                  "fingerprint": signer.fingerprint})  # fmt: skip
     return done.to_json()
 
@@ -441,7 +283,7 @@ def verify_memory(call: Call) -> Any:
 def memory_history_route(call: Call) -> Any:
     from mem_core.memories.service import memory_history
 
-    memory = _memory_at(call)
+    memory = memory_at(call)
     return memory_history(
         memory["id"], mind=memory["mind_id"], directory=call.server.config.project, kernel=call.server.kernel
     ).to_json()
@@ -724,13 +566,6 @@ ROUTES: tuple[Endpoint, ...] = (
 )  # fmt: skip
 
 
-def _kernel(project: str) -> Any:
-    from mem_core.kernel import Kernel
-    from mem_core.settings import load_settings
-
-    return Kernel(settings=load_settings(project))
-
-
 def _allowed(rule: Rule, who: AgentKey | HumanSession | None) -> None:
     if rule is PUBLIC or isinstance(who, HumanSession):
         return
@@ -781,16 +616,6 @@ def _run(server: Server, endpoint: Endpoint, token: str | None, path: dict[str, 
     if isinstance(result, tuple):
         status, result = result
     return status, result
-
-
-class Json(JSONResponse):
-    """JSON as the command line's ``--json`` writes it (``JSON.stringify``:
-    NaN is ``null``, a lone surrogate escaped), in UTF-8."""
-
-    def render(self, content: Any) -> bytes:
-        from mem_core.js.jsonfmt import dumps
-
-        return dumps(content).encode("utf-8")
 
 
 def _error(status: int, message: str) -> JSONResponse:

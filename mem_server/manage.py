@@ -10,7 +10,7 @@ import os
 from typing import Any
 
 from mem_core.errors import MemError
-from mem_server.app import ServerConfig
+from mem_server.replica import ServerConfig
 
 __all__ = ["server_config", "init_server", "serve", "check_bind", "LOCAL_HOSTS", "key_file_default"]
 

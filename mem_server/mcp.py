@@ -21,7 +21,7 @@ from mem_core.mcp.server import MemServer, ToolFailure
 from mem_server.credentials import AgentKey, Refused, authenticate, charge_rate, trust_list
 
 if TYPE_CHECKING:
-    from mem_server.app import Server
+    from mem_server.replica import Server
 
 __all__ = ["ScopedTools", "mcp_endpoint"]
 
@@ -113,8 +113,8 @@ def mcp_endpoint(server: Server) -> tuple[Any, Any]:
     from starlette.concurrency import run_in_threadpool
 
     from mem_core.clock import now_iso
-    from mem_server.app import UNAVAILABLE, Json
     from mem_server.db import Unavailable
+    from mem_server.replica import UNAVAILABLE, Json
 
     tools = ScopedTools(server)
     manager = StreamableHTTPSessionManager(

@@ -28,7 +28,7 @@ import hmac
 import secrets
 import urllib.parse
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -36,9 +36,7 @@ from starlette.routing import Route
 
 from mem_core.errors import MemError
 from mem_server.credentials import AgentKey, HumanSession, Refused
-
-if TYPE_CHECKING:
-    from mem_server.app import Server
+from mem_server.replica import Call, Server, SessionHuman, about, memory_at
 
 __all__ = ["review_routes", "CSP", "COOKIE", "render_queue", "queue_data"]
 
@@ -487,7 +485,7 @@ def review_routes(server: Server) -> list[Route]:
         done = run(found["id"], mind=found["mind_id"], signer=key, interactive=False,
                    directory=server.config.project, kernel=server.kernel, now=now)  # fmt: skip
         if done.changed:
-            audit(who, "memory.verify", f"memory:{found['id']}", _about(found) | _signed(key), now)
+            audit(who, "memory.verify", f"memory:{found['id']}", about(found) | _signed(key), now)
         return _back(fields, "verified")
 
     def edit(request: Request, who: HumanSession, fields: dict[str, str], now: str) -> str:
@@ -500,21 +498,20 @@ def review_routes(server: Server) -> list[Route]:
         done = remember(found["category"], found["key"], content, mind=found["mind_id"], interactive=False,
                         directory=server.config.project, kernel=server.kernel, now=now)  # fmt: skip
         if done.changed:
-            audit(who, "memory.update", f"memory:{found['id']}", _about(done.memory.to_json()), now)
+            audit(who, "memory.update", f"memory:{found['id']}", about(done.memory.to_json()), now)
         checked = run(found["id"], mind=found["mind_id"], signer=key, interactive=False,
                       directory=server.config.project, kernel=server.kernel, now=now)  # fmt: skip
         if checked.changed:
-            audit(who, "memory.verify", f"memory:{found['id']}", _about(done.memory.to_json()) | _signed(key), now)
+            audit(who, "memory.verify", f"memory:{found['id']}", about(done.memory.to_json()) | _signed(key), now)
         return _back(fields, "edited")
 
     def forget(request: Request, who: HumanSession, fields: dict[str, str], now: str) -> str:
         from mem_core.memories.service import forget as run
-        from mem_server.app import _SessionHuman
 
         found = _memory(server, request.path_params["id"])
-        run(found["id"], mind=found["mind_id"], signer=_SessionHuman(who), interactive=False,  # type: ignore[arg-type]
+        run(found["id"], mind=found["mind_id"], signer=SessionHuman(who), interactive=False,  # type: ignore[arg-type]
             directory=server.config.project, kernel=server.kernel, now=now)  # fmt: skip
-        audit(who, "memory.delete", f"memory:{found['id']}", _about(found), now)
+        audit(who, "memory.delete", f"memory:{found['id']}", about(found), now)
         return _back(fields, "forgotten", detail=False)
 
     def decide(request: Request, who: HumanSession, fields: dict[str, str], now: str) -> str:
@@ -592,11 +589,9 @@ def review_routes(server: Server) -> list[Route]:
 
 def _memory(server: Server, memory_id: str) -> dict[str, Any]:
     """The current memory ``memory_id`` names (any mind: a human reads them all)."""
-    from mem_server.app import Call, _memory_at
-
     call = Call(None, {"id": memory_id[:80]}, {}, {}, "", server)
     try:
-        return _memory_at(call)
+        return memory_at(call)
     except Refused as refused:
         raise Page(_refused(refused.status, str(refused))) from None
 
@@ -612,12 +607,6 @@ def _unlock(who: HumanSession, passphrase: str) -> Any:
     if key.fingerprint != who.fingerprint:
         raise MemError(f"the human key {who.human} on this host is not the key of your session; nothing was changed.")
     return key
-
-
-def _about(memory: dict[str, Any]) -> dict[str, Any]:
-    from mem_server.app import _about as about
-
-    return about(memory)
 
 
 def _signed(key: Any) -> dict[str, Any]:

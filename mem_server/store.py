@@ -43,10 +43,10 @@ from typing import TYPE_CHECKING, Any
 
 from mem_core.errors import MemError
 from mem_server.credentials import Refused
+from mem_server.replica import TIMESTAMP, Call, about
 
 if TYPE_CHECKING:
     from mem_core.plugin import MemoryStore
-    from mem_server.app import Call
 
 __all__ = ["store_read", "store_commit", "store_lock", "store_unlock", "LEASE_MS", "STEPS_MAX"]
 
@@ -183,10 +183,8 @@ def digest(op: str, result: Any) -> str:
 
 
 def _timestamp(args: dict[str, Any], name: str) -> str:
-    from mem_server.app import _TIMESTAMP
-
     value = args.get(name)
-    if not isinstance(value, str) or not _TIMESTAMP.fullmatch(value):
+    if not isinstance(value, str) or not TIMESTAMP.fullmatch(value):
         raise Refused(400, f"store argument {name} must be a timestamp YYYY-MM-DDTHH:MM:SS.mmmZ")
     return value
 
@@ -222,7 +220,6 @@ def _judged_source(call: Call, store: MemoryStore, current: dict[str, Any]) -> s
 
 def _write(call: Call, store: MemoryStore, op: str, args: dict[str, Any], touched: set[str]) -> None:
     from mem_core.memories.service import stated_by_human
-    from mem_server.app import _about
 
     agent = call.agent
     if op in ("insert", "update"):
@@ -252,7 +249,7 @@ def _write(call: Call, store: MemoryStore, op: str, args: dict[str, Any], touche
         else:
             store.update(record, action=action, at=at)
         touched.add(record["id"])
-        call.record(f"memory.{action}", f"memory:{record['id']}", {**_about(record), "via": "store"})
+        call.record(f"memory.{action}", f"memory:{record['id']}", {**about(record), "via": "store"})
     elif op == "delete":
         memory_id = _arg(args, "memory_id", str)
         at = _timestamp(args, "at")
@@ -265,7 +262,7 @@ def _write(call: Call, store: MemoryStore, op: str, args: dict[str, Any], touche
         store.delete(memory_id, at=at)
         touched.add(memory_id)
         if current is not None:
-            call.record("memory.delete", f"memory:{memory_id}", {**_about(current), "via": "store"})
+            call.record("memory.delete", f"memory:{memory_id}", {**about(current), "via": "store"})
     elif op == "drop_signatures":
         memory_id = _arg(args, "memory_id", str)
         if agent is not None and memory_id not in touched:
@@ -307,7 +304,7 @@ def _write(call: Call, store: MemoryStore, op: str, args: dict[str, Any], touche
         forgotten = _arg(args, "forgotten", bool)
         store.import_memory(record, entries, forgotten=forgotten)
         touched.add(record["id"])
-        call.record("memory.import", f"memory:{record['id']}", {**_about(record), "via": "store"})
+        call.record("memory.import", f"memory:{record['id']}", {**about(record), "via": "store"})
     else:
         raise Refused(400, f"unknown store write {op[:40]!r}")
 

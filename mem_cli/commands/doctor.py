@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 HELP = (
     "Check the project's memory: the writer lock (owner, host, alive, age), the final line and size of\n"
-    "each store, pattern-scores.json, the memory store backend, broken plugins and installed adapters.\n"
+    "each store, pattern-scores.json, the recall ranking (for hybrid: the embedding index and whether the\n"
+    "prompt hook is served hybrid), the memory store backend, broken plugins and installed adapters.\n"
     "Exit 0 when nothing is an error. --fix repairs what is provably safe (a stale lock, a torn final\n"
     "line moved to <store>.torn-<ts>, temporary files left by killed writers) and leaves a live lock."
 )

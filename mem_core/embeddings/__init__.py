@@ -18,7 +18,9 @@ Nothing in this package imports them before a text is embedded, and
 
 from __future__ import annotations
 
-__all__ = ["BUILD_ENV", "EXTRA", "MISSING", "missing"]
+from typing import Any
+
+__all__ = ["BUILD_ENV", "EXTRA", "MISSING", "missing", "in_foreground", "foreground"]
 
 #: the optional dependency group that brings the runtime and the weights
 EXTRA = "embeddings"
@@ -51,3 +53,41 @@ def missing() -> list[str]:
         if found is None:
             absent.append(name)
     return absent
+
+
+#: set by :func:`foreground` for the calls of one thread (a long-lived
+#: process warming its index up beside the agent's own tool calls)
+_FOREGROUND = None
+
+
+def in_foreground() -> bool:
+    """Whether a recall embeds now whatever its index lacks, rather than
+    leaving a large build to a background process: the ``BUILD_ENV``
+    variable says so for a whole process, :func:`foreground` for one
+    thread's calls."""
+    import os
+
+    return os.environ.get(BUILD_ENV) == "foreground" or (_FOREGROUND is not None and _FOREGROUND.get())
+
+
+def foreground() -> Any:
+    """A context manager: this thread's recalls inside it embed in the
+    foreground; other threads' are not affected (an environment variable,
+    set here, would be every thread's)."""
+    import contextlib
+    import contextvars
+
+    global _FOREGROUND
+    if _FOREGROUND is None:
+        _FOREGROUND = contextvars.ContextVar("mem_embeddings_foreground", default=False)
+    flag = _FOREGROUND
+
+    @contextlib.contextmanager
+    def held() -> Any:
+        token = flag.set(True)
+        try:
+            yield
+        finally:
+            flag.reset(token)
+
+    return held()

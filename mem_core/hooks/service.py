@@ -6,7 +6,8 @@ prompt hook's whole budget (docs/recall.md), so the hook cannot rank
 whole session, loads the model once and listens on a unix socket of the
 user's runtime directory, one per project (:func:`socket_path`); the
 prompt hook asks it for the prompt's context (:func:`ask`) and ranks
-``bm25`` itself when nobody answers in time.
+``bm25`` itself when nobody answers in time; :mod:`mem_core.hooks.server`
+is the listener.
 
 The protocol is one JSON line each way: ``{"prompt": …, "budget": …}``,
 then ``{"text": …, "query": …, "floor": …, "results": […]}`` (what
@@ -23,11 +24,7 @@ import hashlib
 import json
 import os
 import socket
-import threading
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from mem_core.kernel import Kernel
+from typing import Any
 
 #: the longest request or answer read, in bytes
 LIMIT = 1 << 20
@@ -37,15 +34,6 @@ CONNECT_TIMEOUT = 0.05
 #: it ranks within :data:`SERVE_WITHIN`; this leaves room for a busy
 #: machine, within the hook's own time limit)
 ANSWER_TIMEOUT = 0.5
-#: the server listens only when its warm ranking of a prompt takes at most
-#: this (the best of :data:`TRIALS`): the hook has 150 ms for its whole
-#: process, about 50 of which Python's start and mem's imports take, and a
-#: served answer is slower than the trial while the machine is busy; a
-#: slower one costs the hook more than ranking bm25 itself (docs/recall.md:
-#: 0.24-0.73 s on the 2 MB corpus of benchmarks/run.py; on npm's docs a
-#: server that passed a 100 ms trial made the hook 270 ms against 177)
-SERVE_WITHIN = 0.05
-TRIALS = 3
 
 
 def socket_path(project: str) -> str:
@@ -74,7 +62,7 @@ def ask(project: str, prompt: str, budget: int) -> dict[str, Any] | None:
         client.connect(path)
         client.settimeout(ANSWER_TIMEOUT)
         client.sendall(json.dumps({"prompt": prompt, "budget": budget}).encode("utf-8") + b"\n")
-        answer = _line(client)
+        answer = read_line(client)
     except OSError:  # no socket, a stale one (refused), a timeout
         return None
     finally:
@@ -88,7 +76,26 @@ def ask(project: str, prompt: str, budget: int) -> dict[str, Any] | None:
     return data
 
 
-def _line(conn: socket.socket) -> bytes | None:
+def listening(path: str) -> bool:
+    """Whether a process accepts connections on the socket ``path`` (a
+    socket file whose server is gone refuses them)."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(CONNECT_TIMEOUT)
+    try:
+        probe.connect(path)
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
+
+
+def serving(project: str) -> bool:
+    """Whether a long-lived process serves ``project``'s prompt hook now."""
+    return listening(socket_path(project))
+
+
+def read_line(conn: socket.socket) -> bytes | None:
     """One line of at most :data:`LIMIT` bytes (``None``: longer, or cut)."""
     chunks: list[bytes] = []
     size = 0
@@ -102,152 +109,3 @@ def _line(conn: socket.socket) -> bytes | None:
             return b"".join(chunks).split(b"\n", 1)[0]
         if size > LIMIT:
             return None
-
-
-def serve_hybrid(project: str, kernel: Kernel) -> Service | None:
-    """Start serving ``project``'s prompt hook when its ranking is
-    ``hybrid`` and the embeddings extra is installed (it listens once
-    the model is loaded, and only when it ranks fast enough:
-    :data:`SERVE_WITHIN`)."""
-    from mem_core.plugin import embeddings_missing
-    from mem_core.settings import resolve
-
-    if resolve(project, kernel)[1].get("recall_ranking") != "hybrid" or embeddings_missing():
-        return None
-    service = Service(project, kernel)
-    service.start()
-    return service
-
-
-class Service:
-    """The listener of one project in this process (``mem mcp``)."""
-
-    def __init__(self, project: str, kernel: Kernel) -> None:
-        from mem_core.settings import resolve
-
-        self.project = project
-        self.kernel = kernel
-        self.path = socket_path(resolve(project, kernel)[1].project)  # the root the hook asks for
-        self._socket: socket.socket | None = None
-        self._inode: int | None = None
-        #: the best warm ranking time measured before listening
-        self.seconds: float | None = None
-
-    def start(self) -> None:
-        """Load the model, then listen, in a daemon thread: the socket only
-        appears once an answer can be quick."""
-        threading.Thread(target=self._run, name="mem-hybrid-service", daemon=True).start()
-
-    def _run(self) -> None:
-        try:
-            from mem_core.embeddings import BUILD_ENV
-            from mem_core.hooks.prompt import prompt_context
-
-            # the model loaded and every text's vector made before the first
-            # prompt, here: a cold index would make the ranking fall back to
-            # bm25, whose scores the hybrid floor does not fit
-            before = os.environ.get(BUILD_ENV)
-            os.environ[BUILD_ENV] = "foreground"
-            try:
-                prompt_context("warm up", project=self.project, budget=1, kernel=self.kernel, ranking="hybrid")
-            finally:
-                if before is None:
-                    os.environ.pop(BUILD_ENV, None)
-                else:
-                    os.environ[BUILD_ENV] = before
-            self.seconds = min(self._trial() for _ in range(TRIALS))
-            if self.seconds > SERVE_WITHIN:
-                import logging
-
-                logging.getLogger(__name__).debug("hybrid ranks in %.3f s: too slow to serve the hook", self.seconds)
-                return
-            self._listen()
-        except Exception:  # the hooks rank bm25 without it
-            import logging
-
-            logging.getLogger(__name__).debug("the hybrid service did not start", exc_info=True)
-            return
-        assert self._socket is not None
-        while True:
-            try:
-                conn, _ = self._socket.accept()
-            except OSError:
-                return  # closed
-            with conn:
-                try:
-                    self._answer(conn)
-                except Exception:  # one bad request never stops the others
-                    import logging
-
-                    logging.getLogger(__name__).debug("a hybrid request failed", exc_info=True)
-
-    def _trial(self) -> float:
-        """The time of one warm ranking of a prompt, in seconds."""
-        import time
-
-        from mem_core.hooks.prompt import prompt_context
-
-        started = time.perf_counter()
-        prompt = "which conventions does this project follow for its tests and releases?"
-        prompt_context(prompt, project=self.project, budget=600, kernel=self.kernel, ranking="hybrid")
-        return time.perf_counter() - started
-
-    def _listen(self) -> None:
-        directory = os.path.dirname(self.path)
-        # only mem's own directory is made: the runtime directory is the
-        # system's (its mode decides which one platformdirs names)
-        if not os.path.isdir(directory):
-            os.mkdir(directory, mode=0o700)
-        if os.path.exists(self.path):
-            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            probe.settimeout(CONNECT_TIMEOUT)
-            try:
-                probe.connect(self.path)
-            except OSError:
-                os.unlink(self.path)  # stale: its server is gone
-            else:
-                probe.close()
-                raise OSError("another process serves this project")
-            finally:
-                probe.close()
-        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        umask = os.umask(0o177)  # created 0600: no window where others could connect
-        try:
-            server.bind(self.path)
-        finally:
-            os.umask(umask)
-        server.listen(16)
-        self._socket = server
-        self._inode = os.stat(self.path).st_ino
-        import atexit
-
-        atexit.register(self.close)
-
-    def _answer(self, conn: socket.socket) -> None:
-        from mem_core.hooks.prompt import prompt_context
-
-        conn.settimeout(5.0)
-        line = _line(conn)
-        request = json.loads(line) if line else None
-        if not isinstance(request, dict) or not isinstance(request.get("prompt"), str):
-            return
-        budget = request.get("budget")
-        if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
-            return
-        context = prompt_context(
-            request["prompt"], project=self.project, budget=budget, kernel=self.kernel, ranking="hybrid"
-        )
-        if context.skipped:
-            return  # the hook reports what it skips itself, ranking bm25
-        conn.sendall(json.dumps(context.to_json()).encode("utf-8") + b"\n")
-
-    def close(self) -> None:
-        """Stop listening; the socket file goes when it is still this one's."""
-        if self._socket is not None:
-            self._socket.close()
-            self._socket = None
-            try:
-                if os.stat(self.path).st_ino == self._inode:
-                    os.unlink(self.path)
-            except OSError:
-                pass

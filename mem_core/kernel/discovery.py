@@ -1,12 +1,13 @@
 """What plugins exist, before any is imported: the default plugins, the
-registration hook of each, and the ``mem.plugins`` entry points of the
-installed distributions (:mod:`importlib.metadata`).
+registration hook and the class of each, and the ``mem.plugins`` entry
+points of the installed distributions (:mod:`importlib.metadata`).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -17,37 +18,46 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "KIND_HOOKS",
     "PluginInfo",
+    "default_class",
     "default_hook",
+    "default_module",
     "defaults_only",
     "entry_points",
+    "load_failure",
 ]
 
 
-#: Built-in behaviour, registered by the same path as third-party plugins.
+#: Built-in behaviour: each default plugin's name and the class it provides,
+#: named as an entry point names an object (``module:Class``). Its module is
+#: imported when a registry of its kind is first needed. On a plugin manager
+#: each is a plugin whose registration hook returns that class
+#: (:func:`mem_core.kernel.manager.load_defaults`); when no other plugin can
+#: take part (:func:`defaults_only`) the kernel reads its registries from
+#: here and builds no plugin manager (:meth:`mem_core.kernel.Kernel.registry`).
 DEFAULT_PLUGINS: dict[str, str] = {
-    "journal": "mem_plugins.sources.journal",
-    "markdown_notes": "mem_plugins.sources.notes",
-    "portfolio": "mem_plugins.sources.portfolio",
-    "lexical": "mem_plugins.rankers.lexical",
-    "bm25": "mem_plugins.rankers.bm25",
-    "signal_eval": "mem_plugins.signals.eval",
-    "signal_accept": "mem_plugins.signals.accept",
-    "signal_ci": "mem_plugins.signals.ci",
-    "sqlite_store": "mem_plugins.stores.sqlite",
-    "postgres_store": "mem_plugins.stores.postgres",
-    "server_store": "mem_plugins.stores.server",
-    "memories_source": "mem_plugins.sources.memories",
-    "evidence": "mem_plugins.rankers.evidence",
-    "hybrid": "mem_plugins.rankers.hybrid",
-    "nexus": "mem_plugins.verifiers.nexus",
-    "junit": "mem_plugins.verifiers.junit",
-    "adapter_claude_code": "mem_plugins.adapters.claude_code",
-    "adapter_codex_cli": "mem_plugins.adapters.codex_cli",
-    "adapter_gemini_cli": "mem_plugins.adapters.gemini_cli",
-    "adapter_cursor": "mem_plugins.adapters.cursor",
-    "adapter_opencode": "mem_plugins.adapters.opencode",
-    "adapter_aider": "mem_plugins.adapters.aider",
-    "adapter_antigravity": "mem_plugins.adapters.antigravity",
+    "journal": "mem_plugins.sources.journal:JournalSource",
+    "markdown_notes": "mem_plugins.sources.notes:MarkdownNotes",
+    "portfolio": "mem_plugins.sources.portfolio:PortfolioBrain",
+    "lexical": "mem_plugins.rankers.lexical:LexicalRanker",
+    "bm25": "mem_plugins.rankers.bm25:Bm25Ranker",
+    "signal_eval": "mem_plugins.signals.eval:EvalSignal",
+    "signal_accept": "mem_plugins.signals.accept:AcceptSignal",
+    "signal_ci": "mem_plugins.signals.ci:CiSignal",
+    "sqlite_store": "mem_plugins.stores.sqlite:SqliteStore",
+    "postgres_store": "mem_plugins.stores.postgres:PostgresStore",
+    "server_store": "mem_plugins.stores.server:ServerStore",
+    "memories_source": "mem_plugins.sources.memories:StructuredMemories",
+    "evidence": "mem_plugins.rankers.evidence:EvidenceRanker",
+    "hybrid": "mem_plugins.rankers.hybrid:HybridRanker",
+    "nexus": "mem_plugins.verifiers.nexus:NexusVerifier",
+    "junit": "mem_plugins.verifiers.junit:JUnitVerifier",
+    "adapter_claude_code": "mem_plugins.adapters.claude_code:ClaudeCode",
+    "adapter_codex_cli": "mem_plugins.adapters.codex_cli:CodexCli",
+    "adapter_gemini_cli": "mem_plugins.adapters.gemini_cli:GeminiCli",
+    "adapter_cursor": "mem_plugins.adapters.cursor:Cursor",
+    "adapter_opencode": "mem_plugins.adapters.opencode:OpenCode",
+    "adapter_aider": "mem_plugins.adapters.aider:Aider",
+    "adapter_antigravity": "mem_plugins.adapters.antigravity:Antigravity",
 }
 
 ENTRY_POINT_GROUP = "mem.plugins"
@@ -66,8 +76,8 @@ class PluginInfo:
         self.error = error
 
 
-#: the registration hook each kind of default plugin implements: a default
-#: plugin ``mem_plugins.<kind>.<name>`` implements that hook only
+#: the registration hook each kind of default plugin answers: the class of a
+#: default plugin ``mem_plugins.<kind>.<name>:Class`` is returned by that hook only
 KIND_HOOKS: dict[str, str] = {
     "sources": "mem_register_note_sources",
     "rankers": "mem_register_rankers",
@@ -78,9 +88,21 @@ KIND_HOOKS: dict[str, str] = {
 }
 
 
-def default_hook(module_name: str) -> str:
-    """The registration hook of the default plugin module ``module_name``."""
-    return KIND_HOOKS[module_name.split(".")[1]]
+def default_hook(ref: str) -> str:
+    """The registration hook of the default plugin ``ref`` (``module:Class``)."""
+    return KIND_HOOKS[ref.split(".")[1]]
+
+
+def default_module(ref: str) -> str:
+    """The module of the default plugin ``ref``: its provider in ``mem plugins``."""
+    return ref.partition(":")[0]
+
+
+def default_class(ref: str) -> type:
+    """The class the default plugin ``ref`` provides, its module imported."""
+    module, _, name = ref.partition(":")
+    value: type = getattr(import_module(module), name)
+    return value
 
 
 class _EntryPoint:
@@ -98,6 +120,16 @@ class _EntryPoint:
         from importlib.metadata import EntryPoint
 
         return EntryPoint(self.name, self.value, ENTRY_POINT_GROUP).load()
+
+
+def load_failure(name: str, provider: str, exc: Exception, strict: bool) -> str:
+    """Why plugin ``name`` (from ``provider``) failed to load, as ``mem
+    plugins`` shows it; under ``strict_plugins`` the failure is raised."""
+    if strict:
+        from mem_core.errors import PluginError
+
+        raise PluginError(f"plugin '{name}' ({provider}) failed to load: {exc}") from exc
+    return f"{type(exc).__name__}: {exc}"
 
 
 def defaults_only(settings: Any) -> bool:

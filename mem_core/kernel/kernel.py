@@ -3,7 +3,10 @@ registration hook, safe to share between threads.
 
 Every hook is called through pluggy's relay with keyword arguments, so an
 implementation takes only the arguments it names and a hook can gain
-arguments without breaking any plugin. A plugin whose implementation raises,
+arguments without breaking any plugin. Where only the default plugins can
+take part, there is no hook to call: a registry holds the classes the table
+of the defaults names (:data:`~mem_core.kernel.discovery.DEFAULT_PLUGINS`),
+and no plugin manager is built. A plugin whose implementation raises,
 or returns something that is not a list of proper classes, is *broken*: it
 provides nothing to that registry, is reported by ``mem plugins``, and is
 named when a command misses what it may have provided. The other plugins
@@ -99,16 +102,14 @@ HOOKS = {
 
 def _problem(value: Any, kind: str, base: type) -> str | None:
     """Why ``value`` is not a class a registry of ``kind`` can hold, or ``None``."""
-    import inspect  # a registry is built on a plugin manager, and pluggy imports inspect already
-
     if not isinstance(value, type) or not issubclass(value, base):
         return f"returned {value!r}, not a {base.__name__} class"
     name = getattr(value, "name", None)
     if not isinstance(name, str) or not name:
         return f"returned {kind} {value.__name__} without a name"
-    if inspect.isabstract(value):
-        missing = ", ".join(sorted(getattr(value, "__abstractmethods__", ())))
-        return f"returned {kind} {value.__name__}, which does not implement {missing}"
+    missing = getattr(value, "__abstractmethods__", ())  # what abc refuses to instantiate
+    if missing:
+        return f"returned {kind} {value.__name__}, which does not implement {', '.join(sorted(missing))}"
     return None
 
 
@@ -197,6 +198,10 @@ class Kernel:
         return registry
 
     def _collect(self, hook_name: str, kind: str) -> Registry[Any]:
+        from mem_core.kernel.discovery import defaults_only
+
+        if self._pm is None and defaults_only(self.settings):
+            return self._defaults(hook_name, kind)
         from mem_core.kernel.manager import load_defaults
 
         pm = self.pm
@@ -235,6 +240,28 @@ class Kernel:
                     raise PluginError(f"a wrapper of {hook_name} ({wrappers}) {problem}")
                 if cls not in known:
                     entries.append((wrappers, cls))
+        return Registry(kind, entries, broken=broken)
+
+    def _defaults(self, hook_name: str, kind: str) -> Registry[Any]:
+        """The registry of ``hook_name`` where only the default plugins take
+        part: the classes :data:`~mem_core.kernel.discovery.DEFAULT_PLUGINS`
+        names for its kind, imported, checked and ordered as on a plugin
+        manager, without building one."""
+        from mem_core.kernel.discovery import DEFAULT_PLUGINS, default_class, default_hook, default_module, load_failure
+
+        settings = self.settings
+        broken: list[tuple[str, str]] = []
+        calls: list[tuple[str, Any, Callable[[], list[Any]]]] = []
+        for short, ref in DEFAULT_PLUGINS.items():
+            if default_hook(ref) != hook_name or short in settings.disable_plugins:
+                continue
+            try:
+                provided = default_class(ref)
+            except Exception as exc:  # as a plugin manager records a default that fails to import
+                broken.append((short, load_failure(short, default_module(ref), exc, settings.strict_plugins)))
+                continue
+            calls.append((short, None, partial(_provides, provided)))
+        entries, _failed = self._call_each(hook_name, kind, calls, broken)
         return Registry(kind, entries, broken=broken)
 
     def _call_each(
@@ -341,6 +368,11 @@ class Kernel:
         with self._lock:
             load_defaults(self.pm)
         return self._infos()
+
+
+def _provides(cls: type) -> list[list[type]]:
+    """What a default plugin's registration hook answers, as the relay gives it."""
+    return [[cls]]
 
 
 def _as_list(result: Any) -> list[Any]:

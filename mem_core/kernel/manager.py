@@ -1,6 +1,9 @@
 """Plugin discovery: the default plugins, ``MEM_PLUGINS`` and the
 ``mem.plugins`` entry points, loaded into a fresh plugin manager.
 
+A kernel builds one only where a plugin other than the default ones can
+take part (:meth:`mem_core.kernel.Kernel.registry`).
+
 There is no plugin manager at import time: :func:`make_plugin_manager` builds
 one (tests get a fresh one each); :class:`~mem_core.kernel.Kernel` wraps it
 with typed registries.
@@ -23,14 +26,24 @@ from mem_core.kernel.discovery import (
     ENTRY_POINT_GROUP,
     KIND_HOOKS,
     PluginInfo,
+    default_class,
     default_hook,
+    default_module,
+    load_failure,
 )
 from mem_core.kernel.discovery import entry_points as _entry_points
 
 if TYPE_CHECKING:
     from mem_core.settings import Settings
 
-__all__ = ["DEFAULT_PLUGINS", "ENTRY_POINT_GROUP", "KIND_HOOKS", "PluginInfo", "load_defaults", "make_plugin_manager"]
+__all__ = [
+    "DEFAULT_PLUGINS",
+    "ENTRY_POINT_GROUP",
+    "KIND_HOOKS",
+    "PluginInfo",
+    "load_defaults",
+    "make_plugin_manager",
+]
 
 
 def _mem_version() -> str:
@@ -84,27 +97,36 @@ def make_plugin_manager(
 
 
 def load_defaults(pm: pluggy.PluginManager, hook: str | None = None) -> None:
-    """Import and register the default plugins not loaded yet that implement
+    """Import and register the default plugins not loaded yet that answer
     ``hook`` (every one of them with ``None``), in :data:`DEFAULT_PLUGINS` order."""
     pending: dict[str, str] = getattr(pm, "mem_pending", {})
-    chosen = [(short, module) for short, module in pending.items() if hook is None or default_hook(module) == hook]
+    chosen = [(short, ref) for short, ref in pending.items() if hook is None or default_hook(ref) == hook]
     if not chosen:
         return
     infos: list[PluginInfo] = pm.mem_plugin_info  # type: ignore[attr-defined]
     strict: bool = pm.mem_strict  # type: ignore[attr-defined]
-    for short, module_name in chosen:
+    for short, ref in chosen:
         del pending[short]
-        _load(
-            pm,
-            short,
-            partial(importlib.import_module, module_name),
-            module_name,
-            _mem_version(),
-            "default",
-            infos,
-            strict,
-        )
+        _load(pm, short, partial(_default_plugin, ref), default_module(ref), _mem_version(), "default", infos, strict)
     _check_pending(pm, infos, strict)
+
+
+class _DefaultPlugin:
+    """A default plugin as pluggy sees it: its registration hook (an
+    attribute named after the hook) returns the class it provides."""
+
+    def __init__(self, hook: str, provided: type) -> None:
+        from mem_core import hookimpl
+
+        def register() -> list[type]:
+            return [provided]
+
+        setattr(self, hook, hookimpl(register))
+
+
+def _default_plugin(ref: str) -> _DefaultPlugin:
+    """The default plugin ``ref`` (``module:Class``), its module imported."""
+    return _DefaultPlugin(default_hook(ref), default_class(ref))
 
 
 def _check_pending(pm: pluggy.PluginManager, infos: list[PluginInfo], strict: bool) -> None:
@@ -169,8 +191,6 @@ def _load(
             raise PluginError(f"plugin name '{name}' is already registered")
         pm.register(plugin, name=name)
     except Exception as exc:  # a broken plugin must not take down the CLI
-        if strict:
-            raise PluginError(f"plugin '{name}' ({provider}) failed to load: {exc}") from exc
-        infos.append(PluginInfo(name, provider, version, origin, error=f"{type(exc).__name__}: {exc}"))
+        infos.append(PluginInfo(name, provider, version, origin, error=load_failure(name, provider, exc, strict)))
         return
     infos.append(PluginInfo(name, provider, version, origin))

@@ -226,7 +226,7 @@ async def _run_stdio(mem: MemServer) -> None:
                 await anyio.to_thread.run_sync(early.write, data.encode("utf-8") + b"\n")
 
     early.hand_over()
-    from mem_core.hooks.service import serve_hybrid
+    from mem_core.hooks.server import serve_hybrid
 
     serve_hybrid(mem.project, mem.kernel)  # after the handshake: the model loads in a thread
     async with anyio.create_task_group() as tasks:

@@ -34,6 +34,9 @@ __all__ = [
     "ImportResult",
     "MigrateResult",
     "memory_json",
+    "summary_head",
+    "summary_block",
+    "summary_text",
 ]
 
 
@@ -232,8 +235,6 @@ class ContextSummary(PlainResult):
     def text(self) -> str:
         if self.fitted is not None:
             return self.fitted
-        from mem_core.memories.summary import summary_text
-
         return summary_text(self.mind, self.total, self.verified, self.unverified, self.memories)
 
     def to_json(self) -> dict[str, Any]:
@@ -249,6 +250,31 @@ class ContextSummary(PlainResult):
             data["budget"] = self.budget
         data["text"] = self.text
         return data
+
+
+def summary_head(mind: str, total: int, verified: int, unverified: int) -> list[str]:
+    """The two head lines of a context summary."""
+    from mem_core.textsafe import escape as _escape
+
+    return [f"Mind: {_escape(mind)}", f"Memories: {total} total ({verified} verified, {unverified} unverified)"]
+
+
+def summary_block(number: int, memory: Memory) -> str:
+    """The text of one memory's block, after the blank line that precedes it."""
+    from mem_core.textsafe import escape as _escape
+    from mem_core.textsafe import escape_block
+
+    lines = [f"[{number:03d}] {memory.category} ({memory.priority.upper()}) [{memory.mark}]", f"  {memory.key}"]
+    lines.extend(f"  {line}" for line in escape_block(memory.content))
+    lines.append("  Tags: " + (", ".join(_escape(t) for t in memory.tags) if memory.tags else "-"))
+    return "\n".join(lines)
+
+
+def summary_text(mind: str, total: int, verified: int, unverified: int, memories: list[Memory]) -> str:
+    """The whole summary: the head, then every block after a blank line."""
+    parts = ["\n".join(summary_head(mind, total, verified, unverified))]
+    parts.extend(summary_block(number, memory) for number, memory in enumerate(memories, 1))
+    return "\n\n".join(parts)
 
 
 class HistoryEntry(PlainResult):

@@ -1,37 +1,14 @@
-"""The context summary's text (structured-memory.md, byte for byte) and its
-cut to a token budget, reading the memories' blocks only as far as the
-budget reaches (:func:`fit_summary`)."""
+"""The context summary cut to a token budget, reading the memories' blocks
+only as far as the budget reaches (:func:`fit_summary`); its text is
+:func:`~mem_core.memories.results.summary_text`'s."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mem_core.memories.results import ContextSummary, Memory
-from mem_core.textsafe import escape as _escape
+from mem_core.memories.results import ContextSummary, Memory, summary_block, summary_head
 
-__all__ = ["summary_head", "summary_block", "summary_text", "joined_tokens", "fit_summary"]
-
-
-def summary_head(mind: str, total: int, verified: int, unverified: int) -> list[str]:
-    """The two head lines of a context summary."""
-    return [f"Mind: {_escape(mind)}", f"Memories: {total} total ({verified} verified, {unverified} unverified)"]
-
-
-def summary_block(number: int, memory: Memory) -> str:
-    """The text of one memory's block, after the blank line that precedes it."""
-    from mem_core.textsafe import escape_block
-
-    lines = [f"[{number:03d}] {memory.category} ({memory.priority.upper()}) [{memory.mark}]", f"  {memory.key}"]
-    lines.extend(f"  {line}" for line in escape_block(memory.content))
-    lines.append("  Tags: " + (", ".join(_escape(t) for t in memory.tags) if memory.tags else "-"))
-    return "\n".join(lines)
-
-
-def summary_text(mind: str, total: int, verified: int, unverified: int, memories: list[Memory]) -> str:
-    """The whole summary: the head, then every block after a blank line."""
-    parts = ["\n".join(summary_head(mind, total, verified, unverified))]
-    parts.extend(summary_block(number, memory) for number, memory in enumerate(memories, 1))
-    return "\n\n".join(parts)
+__all__ = ["joined_tokens", "fit_summary"]
 
 
 def joined_tokens(head: int | None, items: list[int], tail: str) -> int:
@@ -53,7 +30,7 @@ def joined_tokens(head: int | None, items: list[int], tail: str) -> int:
 def fit_summary(mind_id: str, total: int, verified: int, memories: Iterator[Memory], shown: int, store: str,
                 budget: int) -> ContextSummary:  # fmt: skip
     """The summary of ``shown`` memories (``memories``, in order) within
-    ``budget`` tokens: :func:`summary_text` and
+    ``budget`` tokens: :func:`~mem_core.memories.results.summary_text` and
     the cut :func:`mem_core.brief.budget.fit` makes of it, reading the blocks
     only as far as needed (a test holds the two alike).
 

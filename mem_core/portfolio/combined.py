@@ -70,7 +70,6 @@ from mem_core.settings import PROJECT_CONFIG
 if TYPE_CHECKING:
     from typing import Any
 
-    from mem_core.portfolio.recall import Member
     from mem_core.retrieval.interfaces import Query
 
 __all__ = ["PortfolioIndex", "Changed", "portfolio_dir", "REBUILD_SHARE"]
@@ -581,12 +580,12 @@ class PortfolioIndex:
         folder is there and readable and it has no config file."""
         return root in self._whole
 
-    def parts(self, source: str, member: Member) -> list[Any] | None:
-        """The parts the portfolio index gives for ``member``'s ``source``:
-        ``None`` when the source must read it itself."""
+    def parts(self, source: str, root: str) -> list[Any] | None:
+        """The parts the portfolio index gives for the ``source`` of the
+        project ``root``: ``None`` when the source must read it itself."""
         if source not in self._sources:
             return None
-        found = self._runs.get((source, member.root))
+        found = self._runs.get((source, root))
         if found is None:
             return None
         lo, hi, starts = found

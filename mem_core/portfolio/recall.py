@@ -235,7 +235,7 @@ def _recall_all(
                 if member is None:
                     continue
                 if builtin:
-                    own_parts = served.parts(name, member)  # type: ignore[union-attr]
+                    own_parts = served.parts(name, member.root)  # type: ignore[union-attr]
                     if own_parts is not None:
                         parts.extend(own_parts)
                         continue

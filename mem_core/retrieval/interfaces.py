@@ -233,8 +233,9 @@ class CandidateBlock:
     that position (or none); each is made once per block. ``unit_weight``:
     every candidate of the block weighs exactly 1 (Markdown sections), so a
     ranker may keep only the block's own best ``limit`` texts. ``skip``: the
-    positions that are no candidates (:attr:`Query.leave_out_via`); a ranker
-    scoring from ``index`` must not return them.
+    positions that are no candidates (:attr:`Query.leave_out_via`): not in
+    :meth:`positions`, and a ranker scoring from ``index`` must leave them
+    out of what it returns (the index still holds them).
     """
 
     __slots__ = ("index", "tokens", "unit_weight", "skip", "_make", "_made")
@@ -264,7 +265,7 @@ class CandidateBlock:
 
     def covers(self, tokens: Sequence[str]) -> bool:
         """Whether every text of the index holding one of ``tokens`` is in the block."""
-        return not self.skip and (self.tokens is None or set(tokens) <= set(self.tokens))
+        return self.tokens is None or set(tokens) <= set(self.tokens)
 
     def candidate(self, position: int) -> Candidate:
         """The candidate at ``position`` of the index (made once)."""

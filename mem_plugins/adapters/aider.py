@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mem_core.plugin import Adapter, hookimpl
+from mem_core.plugin import Adapter
 
 if TYPE_CHECKING:
     from mem_core.plugin import Edit, Target
@@ -69,8 +69,3 @@ class Aider(Adapter):
         if state == "stale":
             return [f"{BRIEF}, which aider reads, is out of date: run `mem brief --write`"]
         return []
-
-
-@hookimpl
-def mem_register_adapters() -> list[type[Adapter]]:
-    return [Aider]

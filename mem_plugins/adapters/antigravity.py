@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mem_core.plugin import Adapter, hookimpl
+from mem_core.plugin import Adapter
 
 if TYPE_CHECKING:
     from mem_core.plugin import Edit, Target
@@ -53,8 +53,3 @@ class Antigravity(Adapter):
             "Antigravity reads MCP servers only from its global mcp_config.json: "
             "run `mem adapters install antigravity --scope user` too."
         ]
-
-
-@hookimpl
-def mem_register_adapters() -> list[type[Adapter]]:
-    return [Antigravity]

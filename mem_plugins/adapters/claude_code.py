@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mem_core.plugin import Adapter, hookimpl
+from mem_core.plugin import Adapter
 
 if TYPE_CHECKING:
     from mem_core.plugin import Edit, Target
@@ -68,8 +68,3 @@ class ClaudeCode(Adapter):
             "`mem adapters install claude-code --approve` (adds it to enabledMcpjsonServers in "
             ".claude/settings.local.json)."
         ]
-
-
-@hookimpl
-def mem_register_adapters() -> list[type[Adapter]]:
-    return [ClaudeCode]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mem_core.plugin import Adapter, hookimpl
+from mem_core.plugin import Adapter
 
 if TYPE_CHECKING:
     from mem_core.plugin import Edit, Target
@@ -53,8 +53,3 @@ class CodexCli(Adapter):
             "Codex reads .codex/config.toml and .codex/hooks.json only in a trusted project: trust this project "
             f'when Codex asks (it records [projects."{target.project}"] trust_level = "trusted" in ~/.codex/config.toml).'
         ]
-
-
-@hookimpl
-def mem_register_adapters() -> list[type[Adapter]]:
-    return [CodexCli]

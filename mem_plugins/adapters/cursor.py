@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mem_core.plugin import Adapter, hookimpl
+from mem_core.plugin import Adapter
 
 if TYPE_CHECKING:
     from mem_core.plugin import Edit, Target
@@ -50,8 +50,3 @@ class Cursor(Adapter):
                 "Cursor keeps user rules in its settings: `mem adapters install cursor` writes the project's rule."
             )
         return notes
-
-
-@hookimpl
-def mem_register_adapters() -> list[type[Adapter]]:
-    return [Cursor]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mem_core.plugin import Adapter, hookimpl
+from mem_core.plugin import Adapter
 
 if TYPE_CHECKING:
     from mem_core.plugin import Edit, Target
@@ -61,8 +61,3 @@ class GeminiCli(Adapter):
             "Gemini CLI runs a project's MCP servers and hooks only in a trusted folder: trust this folder when "
             f'it asks (~/.gemini/trustedFolders.json: {{"{target.project}": "TRUST_FOLDER"}}).'
         ]
-
-
-@hookimpl
-def mem_register_adapters() -> list[type[Adapter]]:
-    return [GeminiCli]

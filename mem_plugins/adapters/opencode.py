@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mem_core.plugin import Adapter, hookimpl
+from mem_core.plugin import Adapter
 
 if TYPE_CHECKING:
     from mem_core.plugin import Edit, Target
@@ -138,8 +138,3 @@ class OpenCode(Adapter):
 
     def notes(self, target: Target) -> list[str]:
         return ["OpenCode installs its plugin package from npm the first time it loads the mem.js plugin module."]
-
-
-@hookimpl
-def mem_register_adapters() -> list[type[Adapter]]:
-    return [OpenCode]

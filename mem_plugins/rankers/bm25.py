@@ -37,7 +37,6 @@ from mem_core.plugin import (
     RankContext,
     Ranker,
     Scored,
-    hookimpl,
 )
 
 if TYPE_CHECKING:
@@ -328,8 +327,3 @@ def _top(
                     heapq.heapreplace(best, score)
     kept.sort(key=lambda item: (-item[0], item[1]))
     return [Scored(candidate, score) for score, _, candidate in kept[:limit]]
-
-
-@hookimpl
-def mem_register_rankers() -> list[type[Ranker]]:
-    return [Bm25Ranker]

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from mem_core.plugin import Candidate, MemError, Query, RankContext, Ranker, Scored, hookimpl
+from mem_core.plugin import Candidate, MemError, Query, RankContext, Ranker, Scored
 
 if TYPE_CHECKING:
     from typing import Any
@@ -93,8 +93,3 @@ class EvidenceRanker(Ranker):
             boosted = scored.score * (1 + BOOST * ACCEPTED_REWARD)
             ranked.append(Scored(scored.candidate, boosted, {"lexicalScore": scored.score, "evidence": evidence}))
         return sorted(ranked, key=lambda scored: -scored.score)
-
-
-@hookimpl
-def mem_register_rankers() -> list[type[Ranker]]:
-    return [EvidenceRanker]

@@ -47,7 +47,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from mem_core.plugin import EMBEDDINGS_BUILD_ENV, Candidate, Query, RankContext, Ranker, Scored, hookimpl
+from mem_core.plugin import EMBEDDINGS_BUILD_ENV, Candidate, Query, RankContext, Ranker, Scored
 
 #: how many of each list's best are fused
 DEPTH = 50
@@ -92,13 +92,14 @@ class HybridRanker(Ranker):
         if not items or query.limit <= 0:
             return []
         settings = context.settings
-        dense = self._dense(query, items, settings.get("recall_model"), settings.cache_dir, context)
-        if dense is None:  # a large first build is under way in the background
+        cosines = self._cosines(query, items, settings.get("recall_model"), settings.cache_dir, context)
+        if cosines is None:  # a large first build is under way in the background
             return _labelled(bm25.rank(query, items, context), context)
+        dense = _Weighed(cosines, items)
         lexical = bm25.rank(query.replace(limit=DEPTH), items, context)
         position = {id(candidate): n for n, candidate in enumerate(items)}
         lexical_scores = _normalised({position[id(hit.candidate)]: hit.score for hit in lexical})
-        dense_top = _top(dense, DEPTH)
+        dense_top = dense.top(DEPTH)
         low = min((dense[n] for n in dense_top), default=0.0)
         high = max((dense[n] for n in dense_top), default=0.0)
         span = high - low
@@ -124,21 +125,19 @@ class HybridRanker(Ranker):
         return [Scored(items[n], score, {"trust": label}) for score, n, label in fused[: query.limit]]
 
     @staticmethod
-    def _dense(
-        query: Query, items: list[Candidate], model: str, cache_dir: str | None, context: RankContext
-    ) -> list[float] | None:
-        """Each candidate's cosine with the query, weighed as bm25 weighs it;
+    def _cosines(query: Query, items: list[Candidate], model: str, cache_dir: str | None, context: RankContext) -> Any:
+        """Each candidate's cosine with the query (an array, in order);
         ``None`` when more than :data:`FOREGROUND` texts lack a vector and
         nobody watches (stderr is no terminal: an agent, a script): they are
         embedded by a background process (:func:`_build_in_background`)."""
-        from mem_core.plugin import EmbeddingIndex, embedding_index_path, load_embedder
+        from mem_core.plugin import EmbeddingIndex, embedding_index_path, embeddings_in_foreground, load_embedder
 
         embedder = load_embedder(model)
         stored = [candidate.kind == "memory" for candidate in items]  # the store may keep their vectors
         table = context.memory_vectors() if any(stored) else None
         index = EmbeddingIndex(embedding_index_path(cache_dir, query.project), embedder, table)
         texts = [candidate.scored_text for candidate in items]
-        if os.environ.get(EMBEDDINGS_BUILD_ENV) != "foreground" and not sys.stderr.isatty():
+        if not embeddings_in_foreground() and not sys.stderr.isatty():
             lacking = index.lacking(texts, stored)
             if lacking > FOREGROUND:
                 if not index.building():
@@ -150,12 +149,47 @@ class HybridRanker(Ranker):
                     "ranking with bm25 until they are ready"
                 )
                 return None
-        vectors = index.vectors(texts, stored)
-        cosines = (vectors @ embedder.embed([query.text])[0]).tolist()
-        return [
-            cosine * candidate.weigh() if cosine > 0 else cosine
-            for cosine, candidate in zip(cosines, items, strict=True)
-        ]
+        return index.vectors(texts, stored) @ embedder.embed([query.text])[0]
+
+
+class _Weighed:
+    """The dense scores: each candidate's cosine weighed as bm25 weighs it
+    (a journal event's decay), computed only for the candidates asked for.
+    A weight is at most 1, so a candidate whose cosine is below the
+    ``depth``-th best weighed score cannot reach the top: weighing every
+    event of a large journal took most of a warm ranking (9 000 events:
+    about 170 ms of 190 a prompt)."""
+
+    def __init__(self, cosines: Any, items: list[Candidate]) -> None:
+        self._cosines = cosines
+        self._items = items
+        self._weighed: dict[int, float] = {}
+
+    def __getitem__(self, n: int) -> float:
+        found = self._weighed.get(n)
+        if found is None:
+            cosine = float(self._cosines[n])
+            found = self._weighed[n] = cosine * self._items[n].weigh() if cosine > 0 else cosine
+        return found
+
+    def top(self, depth: int) -> list[int]:
+        """The positions of the ``depth`` best weighed scores (ties: the
+        first), as if every candidate were weighed."""
+        import heapq
+
+        import numpy
+
+        cosines = self._cosines
+        best: list[float] = []  # min-heap of the best weighed scores so far
+        for n in numpy.argsort(-cosines, kind="stable").tolist():
+            if len(best) == depth and cosines[n] < best[0]:
+                break  # this and every later one weigh less than the top
+            score = self[n]
+            if len(best) < depth:
+                heapq.heappush(best, score)
+            elif score > best[0]:
+                heapq.heapreplace(best, score)
+        return heapq.nlargest(depth, sorted(self._weighed), key=self.__getitem__)
 
 
 def _labelled(results: list[Scored], context: RankContext) -> list[Scored]:
@@ -198,15 +232,3 @@ def _say(line: str) -> None:
     if not _warned:
         _warned = True
         sys.stderr.write(line + "\n")
-
-
-def _top(scores: list[float], depth: int) -> list[int]:
-    """The positions of the ``depth`` best scores (ties: the first)."""
-    import heapq
-
-    return heapq.nlargest(depth, range(len(scores)), key=scores.__getitem__)
-
-
-@hookimpl
-def mem_register_rankers() -> list[type[Ranker]]:
-    return [HybridRanker]

@@ -17,7 +17,6 @@ from mem_core.plugin import (
     Ranker,
     Scored,
     Terms,
-    hookimpl,
     js_log,
     tokenize,
 )
@@ -131,10 +130,15 @@ def top_candidates(query: Query, candidates: Sequence[Candidate], limit: int) ->
     buckets: list[tuple[float, int, Collection[int]]] = []
     for number, part in enumerate(parts):
         if isinstance(part, CandidateBlock) and part.covers(tokens):
-            if part.unit_weight and len(tokens) > 1:
+            if part.unit_weight and len(tokens) > 1 and not part.skip:
                 _best_of_block(tokens, part, number, buckets, limit)
             else:
+                start = len(buckets)
                 _block_buckets(tokens, part, number, buckets)
+                if part.skip:  # scored from the index like the rest, never a result
+                    skip = part.skip
+                    kept = [(score, n, [p for p in held if p not in skip]) for score, n, held in buckets[start:]]
+                    buckets[start:] = [bucket for bucket in kept if bucket[2]]
         else:
             # a block's candidates are found again by their index position
             pairs = (
@@ -343,8 +347,3 @@ class LexicalRanker(Ranker):
         """Every matching candidate scored, unsorted and uncut (for rankers
         that re-weight lexical scores, such as ``evidence``)."""
         return score_candidates(query, candidates)
-
-
-@hookimpl
-def mem_register_rankers() -> list[type[Ranker]]:
-    return [LexicalRanker]

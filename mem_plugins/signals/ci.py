@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mem_core.plugin import RewardSignal, clamp01, hookimpl, to_number
+from mem_core.plugin import RewardSignal, clamp01, to_number
 
 if TYPE_CHECKING:
     from typing import Any
@@ -25,8 +25,3 @@ class CiSignal(RewardSignal):
         if recorded == "fail":
             return 0.0
         return clamp01(to_number(recorded))
-
-
-@hookimpl
-def mem_register_reward_signals() -> list[type[RewardSignal]]:
-    return [CiSignal]

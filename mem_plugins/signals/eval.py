@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mem_core.plugin import RewardSignal, clamp01, hookimpl, to_number
+from mem_core.plugin import RewardSignal, clamp01, to_number
 
 if TYPE_CHECKING:
     from typing import Any
@@ -21,8 +21,3 @@ class EvalSignal(RewardSignal):
 
     def value(self, recorded: Any) -> float:
         return clamp01(to_number(recorded))
-
-
-@hookimpl
-def mem_register_reward_signals() -> list[type[RewardSignal]]:
-    return [EvalSignal]

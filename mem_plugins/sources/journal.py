@@ -29,7 +29,6 @@ from mem_core.plugin import (
     event_candidate,
     event_fields,
     event_of_line,
-    hookimpl,
     js_trim,
 )
 
@@ -118,7 +117,7 @@ class JournalFile:
 class _Events:
     """Every event of a journal with its text, its result fields and its terms."""
 
-    __slots__ = ("texts", "fields", "stamps", "index", "null")
+    __slots__ = ("texts", "fields", "stamps", "index", "null", "_writers")
 
     def __init__(self, text: str) -> None:
         self.texts: list[str] = []
@@ -139,6 +138,15 @@ class _Events:
             self.fields.append(fields)
             self.stamps.append(event.get("ts"))
         self.index = TermIndex(map(Terms.of, self.texts))
+        #: the events each writer (``via``) wrote, found once: a long-lived
+        #: kernel's prompt hook asks at every prompt
+        self._writers: dict[frozenset[str], list[int]] = {}
+
+    def written_via(self, via: frozenset[str]) -> list[int]:
+        found = self._writers.get(via)
+        if found is None:
+            found = self._writers[via] = [n for n, item in enumerate(self.fields) if _via(item["event"]) in via]
+        return found
 
     def candidates(self, query: Query) -> Iterator[CandidateBlock]:
         if self.null:
@@ -149,9 +157,7 @@ class _Events:
         def make(i: int) -> Candidate:
             return Candidate(texts[i], fields[i], decay(stamps[i], now_ms), terms[i])
 
-        skip = ()
-        if query.leave_out_via:
-            skip = [n for n, found in enumerate(fields) if _via(found["event"]) in query.leave_out_via]
+        skip = self.written_via(query.leave_out_via) if query.leave_out_via else ()
         yield CandidateBlock(self.index, make, tokens=query.match_tokens, skip=skip)
 
 
@@ -285,8 +291,3 @@ def _line_filter(tokens: Sequence[str] | None) -> Callable[[str], bool] | None:
         return search(line.lower()) is not None
 
     return keep
-
-
-@hookimpl
-def mem_register_note_sources() -> list[type[NoteSource]]:
-    return [JournalSource]

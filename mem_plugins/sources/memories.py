@@ -39,7 +39,6 @@ from mem_core.plugin import (
     NoteSource,
     Query,
     SourceContext,
-    hookimpl,
     project_store_dir,
     recall_text,
 )
@@ -104,8 +103,3 @@ def _candidate(record: dict[str, Any]) -> Candidate:
             "memory": record,
         },
     )
-
-
-@hookimpl
-def mem_register_note_sources() -> list[type[NoteSource]]:
-    return [StructuredMemories]

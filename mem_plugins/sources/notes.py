@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mem_core.plugin import NOTE_DIRS, Candidate, CandidateBlock, NoteSource, Query, SourceContext, hookimpl
+from mem_core.plugin import NOTE_DIRS, Candidate, CandidateBlock, NoteSource, Query, SourceContext
 from mem_plugins.sources.markdown import note_candidates
 
 
@@ -21,8 +21,3 @@ class MarkdownNotes(NoteSource):
     def candidates(self, query: Query, context: SourceContext) -> Iterator[Candidate | CandidateBlock]:
         for directory in NOTE_DIRS:
             yield from note_candidates(context, query.project, directory, query)
-
-
-@hookimpl
-def mem_register_note_sources() -> list[type[NoteSource]]:
-    return [MarkdownNotes]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mem_core.plugin import Candidate, CandidateBlock, NoteSource, Query, SourceContext, hookimpl
+from mem_core.plugin import Candidate, CandidateBlock, NoteSource, Query, SourceContext
 from mem_plugins.sources.markdown import note_candidates
 
 
@@ -22,8 +22,3 @@ class PortfolioBrain(NoteSource):
     def candidates(self, query: Query, context: SourceContext) -> Iterator[Candidate | CandidateBlock]:
         assert query.portfolio is not None
         yield from note_candidates(context, query.portfolio, "memory", query)
-
-
-@hookimpl
-def mem_register_note_sources() -> list[type[NoteSource]]:
-    return [PortfolioBrain]

@@ -77,9 +77,7 @@ from mem_core.plugin import (
     SIGNATURE_COLUMNS,
     SYMLINK,
     MemError,
-    MemoryStore,
     SqlStore,
-    hookimpl,
     postgres_store_at,
     sql_in,
     sql_priority_rank,
@@ -1107,8 +1105,3 @@ def _errors(location: str, dsn: str = "") -> Iterator[None]:
         raise MemError(f"Memory store {location}: {_redact(_one_line(text), dsn)}.") from None
     except UnicodeEncodeError:
         raise MemError(f"Memory store {location}: the text is not valid Unicode (a lone surrogate).") from None
-
-
-@hookimpl
-def mem_register_stores() -> list[type[MemoryStore]]:
-    return [PostgresStore]

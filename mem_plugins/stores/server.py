@@ -43,7 +43,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from mem_core.plugin import SERVER_MARKER, MemError, MemoryStore, hookimpl, server_store_at
+from mem_core.plugin import SERVER_MARKER, MemError, MemoryStore, server_store_at
 
 if TYPE_CHECKING:
     from typing import Any, ClassVar
@@ -419,8 +419,3 @@ class ServerStore(MemoryStore):
 
     def drop_signatures(self, memory_id: str) -> None:
         self._write("drop_signatures", memory_id=memory_id)
-
-
-@hookimpl
-def mem_register_stores() -> list[type[MemoryStore]]:
-    return [ServerStore]

@@ -43,9 +43,7 @@ from mem_core.plugin import (
     SQLITE_FILE,
     SYMLINK,
     MemError,
-    MemoryStore,
     SqlStore,
-    hookimpl,
     sql_in,
     sql_priority_rank,
     sqlite_store_at,
@@ -1093,8 +1091,3 @@ def _error(exc: Exception, path: str) -> MemError:
     if "not a database" in text or "malformed" in text:
         return MemError(f"Memory store {path} is not a SQLite database or is damaged; inspect it before using it.")
     return MemError(f"Memory store {path}: {text.rstrip('.')}.")
-
-
-@hookimpl
-def mem_register_stores() -> list[type[MemoryStore]]:
-    return [SqliteStore]

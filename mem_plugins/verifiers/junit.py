@@ -32,7 +32,6 @@ from mem_core.plugin import (
     UNDEFINED,
     MemError,
     OutcomeVerifier,
-    hookimpl,
     js_reorder,
     js_sorted,
     js_trim,
@@ -203,8 +202,3 @@ class JUnitVerifier(OutcomeVerifier):
     def recheck(self, project: str, source: dict[str, Any]) -> dict[str, Any]:
         task = prop(source, "taskId")
         return junit_source(project, prop(source, "runId"), None if task == ALL_SUITES else task, prop(source, "scope"))
-
-
-@hookimpl
-def mem_register_outcome_verifiers() -> list[type[OutcomeVerifier]]:
-    return [JUnitVerifier]

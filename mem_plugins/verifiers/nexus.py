@@ -38,7 +38,6 @@ from mem_core.plugin import (
     OutcomeVerifier,
     check_components,
     digest,
-    hookimpl,
     is_normalized_relative,
     js_is_integer,
     js_opt,
@@ -594,8 +593,3 @@ class NexusVerifier(OutcomeVerifier):
             return accepted_source(project, prop(source, "runId"), prop(source, "taskId"))
         finally:
             _MEMO.reset(token)
-
-
-@hookimpl
-def mem_register_outcome_verifiers() -> list[type[OutcomeVerifier]]:
-    return [NexusVerifier]

@@ -19,7 +19,7 @@ import pytest
 import mem_cli.main
 from mem_cli.compat import declared, parse_command
 from mem_core.errors import MemError
-from mem_core.kernel.discovery import DEFAULT_PLUGINS
+from mem_core.kernel.discovery import DEFAULT_PLUGINS, default_class
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -220,14 +220,10 @@ def test_the_copies_agree_with_their_originals() -> None:
     assert backend.POSTGRES_MARKER == postgres.MARKER and backend.SQLITE_FILE == sqlite.FILE
     assert backend.SERVER_MARKER == server.MARKER
     assert default_value("store") == "sqlite"
-    registered = [cls.name for module in (sqlite, postgres, server) for cls in module.mem_register_stores()]
-    assert tuple(registered) == BACKENDS
     assert backend._STORE_PLUGINS == ("sqlite_store", "postgres_store", "server_store")
-    assert [DEFAULT_PLUGINS[name] for name in backend._STORE_PLUGINS] == [
-        sqlite.__name__,
-        postgres.__name__,
-        server.__name__,
-    ]
+    stores = [default_class(DEFAULT_PLUGINS[name]) for name in backend._STORE_PLUGINS]
+    assert tuple(cls.name for cls in stores) == BACKENDS
+    assert stores == [sqlite.SqliteStore, postgres.PostgresStore, server.ServerStore]
     for text in ("", "0", "3", " 3 ", "3.0", "0x3", "1e2", "-1", "x", "3.5", "Infinity", "0b1", "+4", 7, 0, "\u00a05"):
         try:
             expected: Any = parse_limit(text)

@@ -130,3 +130,24 @@ def test_a_group_passes_its_options_to_its_subcommand() -> None:
     command.main(["grp", "--level", "3", "show", "it"], prog_name="mem", standalone_mode=False)
     command.main(["grp", "show", "that"], prog_name="mem", standalone_mode=False)
     assert seen == [{"what": "it", "group": {"level": 3}}, {"what": "that", "group": {"level": 1}}]
+
+
+def test_the_list_of_commands_is_the_one_typer_makes_and_builds_no_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """``mem --help`` lists each built-in command from its declaration
+    without having typer build it: the heading and the line are the ones
+    click makes from the command typer builds."""
+    import typer
+
+    from mem_cli.app import FIRST_SENTENCE, OTHER_GROUP, CommandLine
+
+    cli = CommandLine(None)
+    group = typer.main.get_command(cli.app)
+    group.main(["--help"], prog_name="mem", standalone_mode=False)
+    assert "Agent actions:\n  recall " in capsys.readouterr().out
+    assert group.commands._built == {}  # type: ignore[attr-defined]
+    for name in COMMANDS:
+        built = group.commands[name]  # type: ignore[attr-defined]
+        assert cli.listed(name) == (
+            getattr(built, "rich_help_panel", None) or OTHER_GROUP,
+            built.get_short_help_str(FIRST_SENTENCE),
+        ), name

@@ -12,7 +12,7 @@ import pytest
 
 from mem_core.brief.budget import Section, fit
 from mem_core.brief.tokens import estimate_tokens
-from mem_core.memories import service, summary
+from mem_core.memories import results, service, summary
 from mem_core.memories.kinds import CATEGORIES, PRIORITIES
 from mem_core.memories.records import FIELDS, MemoryFilter
 from mem_core.memories.results import Memory
@@ -51,11 +51,11 @@ def _expected(directory: Path, budget: int, limit: int | None) -> tuple[str, int
     views = [Memory(r) for r in records]
     total = len(views)
     shown = views if limit is None else views[:limit]
-    text = summary.summary_text("default", total, 0, total, shown)
+    text = results.summary_text("default", total, 0, total, shown)
     if estimate_tokens(text) <= budget:
         return text, len(shown), 0
-    head = summary.summary_head("default", total, 0, total)
-    blocks = ["\n" + summary.summary_block(n, v) for n, v in enumerate(shown, 1)]
+    head = results.summary_head("default", total, 0, total)
+    blocks = ["\n" + results.summary_block(n, v) for n, v in enumerate(shown, 1)]
     fitted = fit(head, [Section("memories", "", blocks, hint="mem memories")], budget)
     kept = fitted.kept["memories"]
     return fitted.text.lstrip("\n"), kept, len(blocks) - kept

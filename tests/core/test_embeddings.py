@@ -212,3 +212,34 @@ def test_a_busy_index_is_never_taken_for_a_damaged_one(
         writer.close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT count(*) FROM vectors").fetchone() == (2,)  # kept, not rebuilt
+
+
+def test_foreground_is_one_threads_not_the_process(monkeypatch) -> None:
+    """The hook service warms its index up in foreground in its own thread;
+    the agent's recalls in other threads still leave a large build to the
+    background (an environment variable would have been every thread's)."""
+    import threading
+
+    from mem_core.embeddings import BUILD_ENV, foreground, in_foreground
+
+    monkeypatch.delenv(BUILD_ENV, raising=False)
+    seen: dict[str, bool] = {}
+    inside = threading.Event()
+    done = threading.Event()
+
+    def warm_up() -> None:
+        with foreground():
+            seen["service"] = in_foreground()
+            inside.set()
+            done.wait(10)
+        seen["service after"] = in_foreground()
+
+    thread = threading.Thread(target=warm_up)
+    thread.start()
+    assert inside.wait(10)
+    seen["agent"] = in_foreground()  # while the other thread is inside
+    done.set()
+    thread.join(10)
+    assert seen == {"service": True, "agent": False, "service after": False}
+    monkeypatch.setenv(BUILD_ENV, "foreground")
+    assert in_foreground()  # the variable is the whole process's

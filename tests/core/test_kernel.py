@@ -264,18 +264,20 @@ def test_adapters_are_collected_from_mem_register_adapters() -> None:
     assert rows["test-plugin-0"]["provides"] == [{"kind": "adapter", "name": "notepad"}]
 
 
-def test_each_default_plugin_implements_the_hook_of_its_kind() -> None:
+def test_each_default_plugin_provides_a_class_of_its_kinds_hook() -> None:
     """Default plugins are imported lazily, by the hook their kind
-    (``mem_plugins/<kind>/``) names: a default plugin implementing another
-    hook would never be asked."""
+    (``mem_plugins/<kind>/``) names: the class a default plugin names is of
+    that hook's kind, and its module implements no hook (a hook there would
+    never be called)."""
     import importlib
 
-    from mem_core.kernel.manager import DEFAULT_PLUGINS, KIND_HOOKS, default_hook
+    from mem_core.kernel.discovery import DEFAULT_PLUGINS, KIND_HOOKS, default_class, default_hook, default_module
+    from mem_core.kernel.kernel import HOOKS, _base
 
-    for module_name in DEFAULT_PLUGINS.values():
-        module = importlib.import_module(module_name)
-        hooks = {name for name in dir(module) if name.startswith("mem_register_")}
-        assert hooks == {default_hook(module_name)}, module_name
+    for ref in DEFAULT_PLUGINS.values():
+        assert issubclass(default_class(ref), _base(HOOKS[default_hook(ref)])), ref
+        module = importlib.import_module(default_module(ref))
+        assert not [name for name in dir(module) if name.startswith("mem_register_")], ref
     assert set(KIND_HOOKS.values()) <= set(HOOKS_SPECIFIED)
 
 
@@ -319,7 +321,8 @@ def test_a_registry_imports_and_registers_only_the_default_plugins_of_its_kind(
 
     monkeypatch.setenv("MEM_DISABLE_PLUGINS", "testranker,bm25")
     monkeypatch.delenv("MEM_PLUGINS", raising=False)
-    kernel = Kernel(settings=load_settings())
+    settings = load_settings()
+    kernel = Kernel(make_plugin_manager(settings), settings=settings)
     assert kernel.rankers.names() == ["lexical", "evidence", "hybrid"]
     registered = {name for name, plugin in kernel.pm.list_name_plugin() if plugin is not None}
     assert {"lexical", "evidence"} <= registered
@@ -327,18 +330,71 @@ def test_a_registry_imports_and_registers_only_the_default_plugins_of_its_kind(
     assert kernel.pm.hook.mem_register_rankers.get_hookimpls()  # called through the relay
 
 
-def test_a_default_plugin_that_fails_to_import_is_broken(monkeypatch: pytest.MonkeyPatch) -> None:
+def _default_kernel(settings: object, manager: bool) -> Kernel:
+    """A kernel on a plugin manager (``manager``), else the one an action
+    builds where only the default plugins take part."""
+    return Kernel(make_plugin_manager(settings), settings=settings) if manager else Kernel(settings=settings)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("manager", [True, False], ids=["plugin manager", "defaults only"])
+def test_a_default_plugin_that_fails_to_import_is_broken(monkeypatch: pytest.MonkeyPatch, manager: bool) -> None:
     from mem_core.kernel.discovery import DEFAULT_PLUGINS
     from mem_core.settings import load_settings
 
-    monkeypatch.setitem(DEFAULT_PLUGINS, "ghost", "mem_plugins.rankers.no_such_ranker_module")
+    monkeypatch.setitem(DEFAULT_PLUGINS, "ghost", "mem_plugins.rankers.no_such_ranker_module:Ghost")
     monkeypatch.setenv("MEM_DISABLE_PLUGINS", "testranker")
-    kernel = Kernel(settings=load_settings())
+    kernel = _default_kernel(load_settings(), manager)
     assert "lexical" in kernel.rankers
-    assert [name for name, _error in kernel.rankers.broken] == ["ghost"]
+    assert kernel.rankers.broken == (
+        ("ghost", "ModuleNotFoundError: No module named 'mem_plugins.rankers.no_such_ranker_module'"),
+    )
     monkeypatch.setenv("MEM_STRICT_PLUGINS", "1")
-    with pytest.raises(MemError, match="plugin 'ghost'"):
-        Kernel(settings=load_settings()).rankers  # noqa: B018
+    with pytest.raises(MemError, match="plugin 'ghost' \\(mem_plugins.rankers.no_such_ranker_module\\) failed to load"):
+        _default_kernel(load_settings(), manager).rankers  # noqa: B018
+
+
+def test_with_only_the_default_plugins_the_registries_are_the_relays_without_a_plugin_manager(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mem_core.kernel.kernel import HOOKS
+    from mem_core.settings import load_settings
+
+    monkeypatch.setenv("MEM_DISABLE_PLUGINS", "testranker,junit")
+    monkeypatch.delenv("MEM_PLUGINS", raising=False)
+    settings = load_settings()
+    relayed, read = Kernel(make_plugin_manager(settings), settings=settings), Kernel(settings=settings)
+    for hook in HOOKS:
+        ours, theirs = read.registry(hook), relayed.registry(hook)
+        assert ours.items() == theirs.items(), hook
+        assert [ours.provider(name) for name in ours] == [theirs.provider(name) for name in theirs], hook
+        assert ours.broken == theirs.broken == ()
+    assert "junit" not in read.outcome_verifiers and "nexus" in read.outcome_verifiers
+    assert read._pm is None  # no plugin manager was built
+    monkeypatch.setenv("MEM_DISABLE_PLUGINS", "junit")  # the test plugin takes part: through the relay
+    kernel = Kernel(settings=load_settings())
+    assert "nexus" in kernel.outcome_verifiers and kernel._pm is not None
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["write", "--agent", "a", "--task", "t", "--ci", "pass"], ["recall", "anything"], ["--version"]],
+    ids=["write", "recall", "version"],
+)
+def test_with_only_the_default_plugins_an_action_imports_no_pluggy(project: Path, args: list[str]) -> None:
+    code = (
+        "import sys\n"
+        "from mem_cli.main import main\n"
+        f"main({[*args, *(['-d', str(project)] if args[0] != '--version' else [])]!r})\n"
+        "print(sorted(m for m in ('pluggy', 'inspect', 'mem_core.kernel.manager') if m in sys.modules))\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "MEM_DISABLE_PLUGINS": "testranker"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, check=True)
+    assert out.stdout.splitlines()[-1] == "[]"
+    env.pop("MEM_DISABLE_PLUGINS")  # a plugin is installed: the relay calls the hooks
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, check=True)
+    assert out.stdout.splitlines()[-1] == (
+        "[]" if args == ["--version"] else "['inspect', 'mem_core.kernel.manager', 'pluggy']"
+    )
 
 
 def _dist(site: Path, name: str, version: str, lines: str) -> None:

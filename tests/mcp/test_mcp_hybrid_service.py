@@ -78,10 +78,29 @@ def served_socket(project: Path) -> Path:
     return Path(socket_path(str(project)))
 
 
+def doctor_says(project: Path) -> dict[str, str]:
+    """What ``mem doctor`` says of recall (name: detail)."""
+    run = subprocess.run(
+        [sys.executable, "-m", "mem_cli", "doctor", "--json", "-d", str(project)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    checks = json.loads(run.stdout)["checks"]
+    names = ("recall", "embedding index", "prompt hook")
+    return {check["name"]: check["detail"] for check in checks if check["name"] in names}
+
+
 def test_with_no_server_the_hook_ranks_bm25(project: Path) -> None:
     text, _ = hook(project)
     assert text == expected(project, "bm25") != ""
     assert "§ Schema changes" in text
+    said = doctor_says(project)
+    assert said["recall"].startswith("ranking hybrid (from recall_ranking in ")
+    assert said["prompt hook"].startswith("ranks bm25: no mem mcp serves hybrid for this project now")
+    assert said["embedding index"].startswith("not built yet")
+    expected(project, "hybrid")  # embeds the three sections
+    assert doctor_says(project)["embedding index"].startswith("3 vector(s) in ")
 
 
 def test_a_stale_socket_is_a_fallback(project: Path) -> None:
@@ -93,6 +112,7 @@ def test_a_stale_socket_is_a_fallback(project: Path) -> None:
     assert path.exists()
     text, _ = hook(project)
     assert text == expected(project, "bm25")
+    assert doctor_says(project)["prompt hook"].startswith("ranks bm25")
 
 
 def test_a_server_that_never_answers_is_a_fallback(project: Path) -> None:
@@ -122,6 +142,8 @@ def test_a_running_mem_mcp_serves_the_hook_hybrid(project: Path, tmp_path: Path)
                 await asyncio.sleep(0.1)
             assert path.exists(), (tmp_path / "mcp.log").read_text()
             assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+            said = await asyncio.to_thread(doctor_says, project)
+            assert said["prompt hook"] == "ranks hybrid, served by a running mem mcp"
             return [await asyncio.to_thread(hook, project) for _ in range(3)]
 
     runs = asyncio.run(scenario())
@@ -131,12 +153,12 @@ def test_a_running_mem_mcp_serves_the_hook_hybrid(project: Path, tmp_path: Path)
 
 
 def test_a_server_slower_than_the_hook_does_not_listen(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mem_core.hooks import service
+    from mem_core.hooks import server as listener
     from mem_core.kernel import Kernel
     from mem_core.settings import load_settings
 
-    monkeypatch.setattr(service, "SERVE_WITHIN", 0.0)  # no ranking is that fast
-    server = service.Service(str(project), Kernel(settings=load_settings(str(project))))
+    monkeypatch.setattr(listener, "SERVE_WITHIN", 0.0)  # no ranking is that fast
+    server = listener.Service(str(project), Kernel(settings=load_settings(str(project))))
     server._run()  # what the thread runs: it returns without listening
     assert server.seconds is not None and server.seconds > 0
     assert not served_socket(project).exists()

@@ -256,3 +256,15 @@ def test_echo_events_never_out_normalise_the_notes_in_the_hook(notes: Path, monk
     assert injected() == before
     monkeypatch.setattr(hook_prompt, "ECHO", "no such writer")  # echoes ranked: the test can fail
     assert injected() != before
+
+
+def test_doctor_says_when_the_extra_is_missing(notes: Path, monkeypatch) -> None:
+    from mem_core.doctor import doctor
+
+    (notes / ".bmad" / "memory").mkdir(parents=True)
+    (notes / ".bmad" / "memory" / "mem.toml").write_text('recall_ranking = "hybrid"\n', encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if not installed
+    said = {check.name: (check.status, check.detail) for check in doctor(str(notes)).checks}
+    assert said["recall"] == ("warn", "the hybrid ranking needs the embeddings extra "
+                              "(pip install 'mem-agent-memory[embeddings]'); ranking with bm25")  # fmt: skip
+    assert "prompt hook" not in said

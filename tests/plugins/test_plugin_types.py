@@ -50,16 +50,26 @@ def type_checking_names(module: object) -> dict[str, object]:
             (target,) = node.targets
             assert isinstance(target, ast.Name) and isinstance(node.value, ast.Name)
             bound[target.id] = bound.pop(node.value.id)
+        elif isinstance(node, ast.AnnAssign):  # declared for the type checker, made by __getattr__
+            assert isinstance(node.target, ast.Name)
+            bound[node.target.id] = getattr(module, node.target.id)
     return {name: value for name, value in bound.items() if not name.startswith("_")}
 
 
 @pytest.mark.parametrize("module", [mem_core.plugin, mem_core], ids=["mem_core.plugin", "mem_core"])
 def test_every_lazy_name_is_imported_for_type_checkers(module: object) -> None:
     names = type_checking_names(module)
-    eager = {"hookimpl", "MemError", "ExitCode", "__version__"}  # bound at run time already
+    eager = {"MemError", "ExitCode", "__version__"}  # bound at run time already
     assert set(names) == set(module.__all__) - eager  # type: ignore[attr-defined]
     for name, value in names.items():
         assert getattr(module, name) is value, name
+
+
+def test_hookimpl_is_one_pluggy_marker_made_on_first_use() -> None:
+    import pluggy
+
+    assert mem_core.plugin.hookimpl is mem_core.hookimpl
+    assert isinstance(mem_core.hookimpl, pluggy.HookimplMarker) and mem_core.hookimpl.project_name == "mem"
 
 
 def test_every_name_of_the_plugin_api_is_documented() -> None:

@@ -123,6 +123,12 @@ class ReviewPlugin:
         return [ReviewSignal]
 
 
+@hookimpl
+def mem_register_reward_signals():
+    """This module is a plugin too, for the command line: ``MEM_PLUGINS`` names it."""
+    return [ReviewSignal]
+
+
 def _manager_with_review(**kwargs):
     pm = make_plugin_manager(**kwargs)
     pm.register(ReviewPlugin(), name="review")
@@ -137,11 +143,9 @@ def review_kernel() -> Kernel:
 
 @pytest.fixture
 def with_review(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every kernel the CLI builds in this test has the ``review`` signal (a
-    fresh manager each time; nothing outlives the test)."""
-    import mem_core.kernel.manager
-
-    monkeypatch.setattr(mem_core.kernel.manager, "make_plugin_manager", _manager_with_review)
+    """Every kernel the CLI builds in this test has the ``review`` signal:
+    the ``plugins`` setting names this module (nothing outlives the test)."""
+    monkeypatch.setenv("MEM_PLUGINS", __name__)
 
 
 def test_a_plugin_signal_takes_part_in_the_reward(review_kernel: Kernel) -> None:
@@ -214,9 +218,7 @@ def test_without_plugin_signals_everything_is_byte_identical(
     expected = _session(mem, plain)
     assert b"PROPOSED" in expected[1][".bmad/memory/promotions.ndjson"]
 
-    import mem_core.kernel.manager
-
-    monkeypatch.setattr(mem_core.kernel.manager, "make_plugin_manager", _manager_with_review)
+    monkeypatch.setenv("MEM_PLUGINS", __name__)
     installed = tmp_path / "installed"
     installed.mkdir()
     assert _session(mem, installed) == expected
