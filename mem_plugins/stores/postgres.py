@@ -601,10 +601,20 @@ class PostgresStore(SqlStore):
 
     def doctor(self, fix: bool) -> list[dict[str, str]]:
         """``schema``: the database's schema version against this mem's
-        (nothing to repair: PostgreSQL keeps its indexes consistent)."""
+        (nothing to repair: PostgreSQL keeps its indexes consistent);
+        ``embedding vectors``: how many the store keeps for the ``hybrid``
+        ranking (the user cache's index does not hold them)."""
         version = self.schema_version
         if version == SCHEMA_VERSION:
-            return [{"name": "schema", "status": "ok", "detail": f"version {version}"}]
+            (count,) = self._rows("SELECT count(*) FROM mem_vectors WHERE store = %s", (self._store_id,))[0]
+            return [
+                {"name": "schema", "status": "ok", "detail": f"version {version}"},
+                {
+                    "name": "embedding vectors",
+                    "status": "ok",
+                    "detail": f"{count} in mem_vectors, for the hybrid ranking of this store's memories",
+                },
+            ]
         status = "warn" if version < SCHEMA_VERSION else "error"
         detail = (
             f"version {version}; the next write upgrades it to {SCHEMA_VERSION}"

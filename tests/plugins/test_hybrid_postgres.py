@@ -112,6 +112,12 @@ def test_the_memories_vectors_live_in_the_database_and_embed_once(
     assert user_cache_files(tmp_path) == []  # no vector of a memory in the user cache
     assert sql(dsn, "SELECT DISTINCT model FROM mem_vectors") == [(load_embedder().key,)]
 
+    with PostgresStore.bind(dsn).open_read_only(str(pg_project / ".bmad" / "memory")) as opened:
+        said = {row["name"]: row["detail"] for row in opened.doctor(False)}
+    assert (
+        said["embedding vectors"] == f"{len(MEMORIES)} in mem_vectors, for the hybrid ranking of this store's memories"
+    )
+
     indexes.clear()
     assert fresh_recall("when do we publish a new version", pg_project)[0] == "fact/release"
     assert [index.embedded for index in indexes] == [0]  # read back from the database
