@@ -841,6 +841,17 @@ class PostgresStore(SqlStore):
             self._log(conn, PostgresStore.record(rows[0]), "delete", at)
 
 
+#: what opening :class:`PostgresVectors` learns in one round trip: the schema
+#: version, the store's id, and whether this session can write the table
+_VECTORS_PROBE = (
+    "SELECT (SELECT max(version) FROM mem_schema_migrations), (SELECT id FROM mem_stores WHERE namespace = %s), "
+    "CASE WHEN to_regclass('mem_vectors') IS NULL THEN false ELSE "
+    "has_table_privilege('mem_vectors', 'INSERT') AND has_table_privilege('mem_vectors', 'UPDATE') "
+    "AND has_table_privilege('mem_vectors', 'DELETE') END "
+    "AND current_setting('transaction_read_only') = 'off'"
+)
+
+
 class PostgresVectors:
     """One store's rows of ``mem_vectors``: the embedding vectors of its
     memories' recall texts (a :class:`mem_core.plugin.VectorTable`; the
@@ -875,26 +886,22 @@ class PostgresVectors:
         conn, url = _connect(self._dsn, self._variable)
         try:
             with _errors(url, self._dsn):
-                version, store_id = _probe(conn, self._namespace)
-                if version < VECTORS_VERSION:
-                    raise MemError(
-                        f"Memory store database {url} has schema version {version}, before its embedding "
-                        f"vectors (version {VECTORS_VERSION}; a mem command that writes a memory migrates it)"
-                    )
-                if version > SCHEMA_VERSION:
-                    raise MemError(
-                        f"Memory store database {url} has schema version {version}; this mem knows up to "
-                        f"{SCHEMA_VERSION}"
-                    )
-                if store_id is None:
-                    raise MemError(f"No memory store {self._namespace} in {url}")
-                row = conn.execute(
-                    "SELECT has_table_privilege('mem_vectors', 'INSERT') AND "
-                    "has_table_privilege('mem_vectors', 'UPDATE') AND has_table_privilege('mem_vectors', 'DELETE') "
-                    "AND current_setting('transaction_read_only') = 'off'"
-                ).fetchone()
-                if not (row and row[0]):
-                    raise MemError(f"Memory store database {url}: this session cannot write mem_vectors")
+                row = conn.execute(_VECTORS_PROBE, (self._namespace,)).fetchone()
+            assert row is not None
+            version, store_id, writable = int(row[0] or 0), row[1], row[2]
+            if version < VECTORS_VERSION:
+                raise MemError(
+                    f"Memory store database {url} has schema version {version}, before its embedding "
+                    f"vectors (version {VECTORS_VERSION}; a mem command that writes a memory migrates it)"
+                )
+            if version > SCHEMA_VERSION:
+                raise MemError(
+                    f"Memory store database {url} has schema version {version}; this mem knows up to {SCHEMA_VERSION}"
+                )
+            if store_id is None:
+                raise MemError(f"No memory store {self._namespace} in {url}")
+            if not writable:
+                raise MemError(f"Memory store database {url}: this session cannot write mem_vectors")
         except BaseException:
             conn.close()
             raise

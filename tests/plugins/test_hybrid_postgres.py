@@ -181,6 +181,19 @@ def test_a_database_before_step_6_is_said_and_the_user_cache_serves(
     assert capsys.readouterr().err == ""  # said once
 
 
+def test_a_session_that_cannot_write_the_table_keeps_them_in_the_user_cache(
+    pg_project: Path, dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A standby or a read-only role: the table is left alone, never half
+    written, and the ranking is the same."""
+    monkeypatch.setenv(DSN_ENV, dsn + "&options=-c%20default_transaction_read_only%3Don")
+    monkeypatch.setattr(store, "_reported", set())
+    assert fresh_recall("how can I cancel an access key", pg_project)[0] == "fact/tokens"
+    err = capsys.readouterr().err
+    assert err.endswith(": this session cannot write mem_vectors; the memories' vectors are kept in the user cache\n")
+    assert [path.suffix for path in user_cache_files(tmp_path)] == [".sqlite"] and rows(dsn) == {}
+
+
 def test_an_unreachable_database_is_skipped_as_the_store_is(
     pg_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
