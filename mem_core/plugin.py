@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from mem_core.embeddings import missing as _missing
     from mem_core.embeddings.model import load_embedder as load_embedder
     from mem_core.embeddings.store import EmbeddingIndex as EmbeddingIndex
+    from mem_core.embeddings.store import VectorTable as VectorTable
     from mem_core.embeddings.store import index_path as _index_path
     from mem_core.evidence.api import required_text as required_text
     from mem_core.evidence.interfaces import OutcomeVerifier as OutcomeVerifier
@@ -235,6 +236,7 @@ _NAMES = {
     "embeddings_in_foreground": "mem_core.embeddings",
     "load_embedder": "mem_core.embeddings.model",
     "EmbeddingIndex": "mem_core.embeddings.store",
+    "VectorTable": "mem_core.embeddings.store",
     "embedding_index_path": "mem_core.embeddings.store",
     # the other plugin kinds
     "RewardSignal": "mem_core.reinforcement.interfaces",

@@ -11,8 +11,9 @@ Nothing in this package imports them before a text is embedded, and
   (ONNX model + tokenizer: mean pooling over the real tokens, L2-normalised,
   bounded batches) and :func:`~mem_core.embeddings.model.load_embedder`
   (the shipped model, a directory, or a Hugging Face repository);
-* :mod:`mem_core.embeddings.store` — the embedding index in the user cache,
-  keyed by the SHA-1 of each text, so that only new or changed texts embed.
+* :mod:`mem_core.embeddings.store` — the embedding index in the user cache
+  (and a PostgreSQL store's memories' in its database), keyed by the SHA-1
+  of each text, so that only new or changed texts embed.
 """
 
 from __future__ import annotations

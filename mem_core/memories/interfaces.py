@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
     from typing import Any, ClassVar
 
+    from mem_core.embeddings.store import VectorTable
     from mem_core.memories.records import MemoryFilter
     from mem_core.settings import Settings
 
@@ -100,6 +101,16 @@ class MemoryStore(ABC):
         default, for backends that predate it, is ``open(directory,
         create=False)``."""
         return cls.open(directory, create=False)
+
+    @classmethod
+    def vector_table(cls, directory: str) -> VectorTable | None:
+        """Where the store in ``directory`` keeps the embedding vectors of
+        its memories' recall texts for the ``hybrid`` ranking
+        (:class:`mem_core.embeddings.store.VectorTable`), shared by every
+        process that uses the store; ``None`` (the default): in the user
+        cache, with the project's other texts. Must be cheap: the table
+        connects only when the index opens it."""
+        return None
 
     def doctor(self, fix: bool) -> list[dict[str, str]]:
         """Health checks of the open store for ``mem doctor``: one dict per

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     T = TypeVar("T")
+    from mem_core.embeddings.store import VectorTable
     from mem_core.kernel import Kernel
     from mem_core.memories.interfaces import MemoryStore
     from mem_core.retrieval.diskindex import IndexedSource, Indexer
@@ -220,6 +221,27 @@ class RankContext:
         with ``lexical``); ``MemError`` naming why when it is not available."""
         cls = self._kernel.rankers.require(name, f"the '{name}' ranker is not available")
         return cls()
+
+    def memory_vectors(self) -> VectorTable | None:
+        """Where the project's structured-memory store keeps the embedding
+        vectors of its memories (:meth:`MemoryStore.vector_table`), for the
+        ``hybrid`` ranking; ``None`` when they stay in the user cache: the
+        store keeps none, there is no store (or it cannot be used), or this
+        recall ranks several projects' memories together (``--scope all``)."""
+        if self._query.scope == "all":
+            return None
+        from mem_core.memories.backend import choose_store, store_absent
+        from mem_core.memories.records import PROJECT_STORE_DIR
+
+        settings = self._kernel.settings.for_project(self._query.project)
+        directory = os.path.join(self._query.project, PROJECT_STORE_DIR)
+        if store_absent(self._kernel.settings, settings, directory):
+            return None
+        try:
+            backend = choose_store(settings, self._kernel.stores, directory)
+            return backend.vector_table(directory) if backend.exists(directory) else None
+        except MemError:
+            return None
 
     def backed_notes(self) -> set[tuple[str, str, str]]:
         """(file, heading, text hash) of the project's note sections that an

@@ -9,8 +9,9 @@ memories, the portfolio's notes — twice:
   :data:`DEPTH`;
 * by the cosine of the query's and each text's embedding (the
   ``recall_model`` setting; all-MiniLM-L6-v2 by default), its best
-  :data:`DEPTH`, each text's vector read from the embedding index in the
-  user cache (:mod:`mem_core.embeddings.store`) or embedded once;
+  :data:`DEPTH`, each text's vector read from the embedding index
+  (:mod:`mem_core.embeddings.store`: the user cache, and a PostgreSQL
+  store's own table for its memories) or embedded once;
 
 and fuses them by normalised score fusion: each list's scores are min-max
 normalised over its own best :data:`DEPTH` (below that: 0), and a candidate
@@ -91,7 +92,7 @@ class HybridRanker(Ranker):
         if not items or query.limit <= 0:
             return []
         settings = context.settings
-        cosines = self._cosines(query, items, settings.get("recall_model"), settings.cache_dir)
+        cosines = self._cosines(query, items, settings.get("recall_model"), settings.cache_dir, context)
         if cosines is None:  # a large first build is under way in the background
             return _labelled(bm25.rank(query, items, context), context)
         dense = _Weighed(cosines, items)
@@ -124,7 +125,7 @@ class HybridRanker(Ranker):
         return [Scored(items[n], score, {"trust": label}) for score, n, label in fused[: query.limit]]
 
     @staticmethod
-    def _cosines(query: Query, items: list[Candidate], model: str, cache_dir: str | None) -> Any:
+    def _cosines(query: Query, items: list[Candidate], model: str, cache_dir: str | None, context: RankContext) -> Any:
         """Each candidate's cosine with the query (an array, in order);
         ``None`` when more than :data:`FOREGROUND` texts lack a vector and
         nobody watches (stderr is no terminal: an agent, a script): they are
@@ -132,10 +133,12 @@ class HybridRanker(Ranker):
         from mem_core.plugin import EmbeddingIndex, embedding_index_path, embeddings_in_foreground, load_embedder
 
         embedder = load_embedder(model)
-        index = EmbeddingIndex(embedding_index_path(cache_dir, query.project), embedder)
+        stored = [candidate.kind == "memory" for candidate in items]  # the store may keep their vectors
+        table = context.memory_vectors() if any(stored) else None
+        index = EmbeddingIndex(embedding_index_path(cache_dir, query.project), embedder, table)
         texts = [candidate.scored_text for candidate in items]
         if not embeddings_in_foreground() and not sys.stderr.isatty():
-            lacking = index.lacking(texts)
+            lacking = index.lacking(texts, stored)
             if lacking > FOREGROUND:
                 if not index.building():
                     pid = _build_in_background(query)
@@ -146,7 +149,7 @@ class HybridRanker(Ranker):
                     "ranking with bm25 until they are ready"
                 )
                 return None
-        return index.vectors(texts) @ embedder.embed([query.sentence])[0]
+        return index.vectors(texts, stored) @ embedder.embed([query.sentence])[0]
 
 
 class _Weighed:

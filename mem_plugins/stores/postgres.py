@@ -44,6 +44,10 @@ default — never in a config file. Its password is never shown:
 * **History**: ``mem_history`` gets every version (create, update, verify,
   restore, delete tombstone) in the same transaction; a trigger refuses UPDATE,
   DELETE and TRUNCATE on it.
+* **Embedding vectors**: ``mem_vectors`` holds, per store, the vectors the
+  ``hybrid`` ranking computed for its memories (model key, SHA-1 of the
+  text, float32 bytes), so that each memory is embedded once for everyone
+  who recalls the store (:class:`PostgresVectors`; docs/recall.md).
 * **Schema versions**: ``mem_schema_migrations`` lists the applied steps of
   :data:`MIGRATIONS`; opening a store applies the missing ones in order, in
   one transaction, under a database-wide advisory lock. A database from a
@@ -86,7 +90,7 @@ if TYPE_CHECKING:
 
     from mem_core.plugin import MemoryFilter, Settings
 
-__all__ = ["PostgresStore", "DSN_ENV", "MARKER", "MIGRATIONS", "SCHEMA_VERSION", "search_words"]
+__all__ = ["PostgresStore", "PostgresVectors", "DSN_ENV", "MARKER", "MIGRATIONS", "SCHEMA_VERSION", "search_words"]
 
 #: the default variable that holds the connection string or URL of the database
 #: (the ``postgres_dsn_env`` setting names another)
@@ -230,6 +234,22 @@ def _migrate_5(conn: psycopg.Connection[Any]) -> None:
     _migrate_3(conn)
 
 
+def _migrate_6(conn: psycopg.Connection[Any]) -> None:
+    """Embedding vectors of each store's memories for the hybrid ranking,
+    shared by every machine that recalls the store (docs/recall.md)."""
+    conn.execute(
+        """
+        CREATE TABLE mem_vectors (
+            store integer NOT NULL REFERENCES mem_stores (id),
+            model text COLLATE "C" NOT NULL,
+            hash bytea NOT NULL,
+            vector bytea NOT NULL,
+            PRIMARY KEY (store, model, hash)
+        )
+        """
+    )
+
+
 def _insert_signature(conn: psycopg.Connection[Any], store: int, signature: dict[str, Any]) -> None:
     values = [str(signature[name]) for name in SIGNATURE_COLUMNS]
     if any("\x00" in value for value in values):
@@ -248,8 +268,11 @@ MIGRATIONS: tuple[Callable[[psycopg.Connection[Any]], None], ...] = (
     _migrate_3,
     _migrate_4,
     _migrate_5,
+    _migrate_6,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+#: the first schema version with ``mem_vectors``
+VECTORS_VERSION = 6
 
 _VERSION_TABLE = """
     CREATE TABLE IF NOT EXISTS mem_schema_migrations (
@@ -541,6 +564,24 @@ class PostgresStore(SqlStore):
         store._version = version
         return store
 
+    @classmethod
+    def vector_table(cls, directory: str) -> PostgresVectors | None:
+        """The store's rows of ``mem_vectors`` (:class:`PostgresVectors`):
+        its memories' embedding vectors, in the database rather than each
+        user's cache. Reads only the marker; ``None`` without one or without
+        a DSN."""
+        if cls.dsn is None:
+            from mem_core.plugin import load_settings
+
+            return cls.configure(load_settings()).vector_table(directory)
+        marker = os.path.join(directory, MARKER)
+        if os.path.islink(marker):
+            raise MemError(SYMLINK)
+        namespace = _read_marker(marker)
+        if namespace is None or not cls.dsn.strip():
+            return None
+        return PostgresVectors(cls.dsn, cls.dsn_env, namespace)
+
     @property
     def location(self) -> str:
         from urllib.parse import quote
@@ -560,10 +601,20 @@ class PostgresStore(SqlStore):
 
     def doctor(self, fix: bool) -> list[dict[str, str]]:
         """``schema``: the database's schema version against this mem's
-        (nothing to repair: PostgreSQL keeps its indexes consistent)."""
+        (nothing to repair: PostgreSQL keeps its indexes consistent);
+        ``embedding vectors``: how many the store keeps for the ``hybrid``
+        ranking (the user cache's index does not hold them)."""
         version = self.schema_version
         if version == SCHEMA_VERSION:
-            return [{"name": "schema", "status": "ok", "detail": f"version {version}"}]
+            (count,) = self._rows("SELECT count(*) FROM mem_vectors WHERE store = %s", (self._store_id,))[0]
+            return [
+                {"name": "schema", "status": "ok", "detail": f"version {version}"},
+                {
+                    "name": "embedding vectors",
+                    "status": "ok",
+                    "detail": f"{count} in mem_vectors, for the hybrid ranking of this store's memories",
+                },
+            ]
         status = "warn" if version < SCHEMA_VERSION else "error"
         detail = (
             f"version {version}; the next write upgrades it to {SCHEMA_VERSION}"
@@ -788,6 +839,129 @@ class PostgresStore(SqlStore):
                 raise MemError(f"No memory {memory_id} to delete.")
             conn.execute("DELETE FROM mem_signatures WHERE store = %s AND memory_id = %s", (self._store_id, memory_id))
             self._log(conn, PostgresStore.record(rows[0]), "delete", at)
+
+
+#: what opening :class:`PostgresVectors` learns in one round trip: the schema
+#: version, the store's id, and whether this session can write the table
+_VECTORS_PROBE = (
+    "SELECT (SELECT max(version) FROM mem_schema_migrations), (SELECT id FROM mem_stores WHERE namespace = %s), "
+    "CASE WHEN to_regclass('mem_vectors') IS NULL THEN false ELSE "
+    "has_table_privilege('mem_vectors', 'INSERT') AND has_table_privilege('mem_vectors', 'UPDATE') "
+    "AND has_table_privilege('mem_vectors', 'DELETE') END "
+    "AND current_setting('transaction_read_only') = 'off'"
+)
+
+
+class PostgresVectors:
+    """One store's rows of ``mem_vectors``: the embedding vectors of its
+    memories' recall texts (a :class:`mem_core.plugin.VectorTable`; the
+    embedding index decides what to read, write and prune). Every process on
+    every machine that recalls the store reads and adds to the same rows;
+    concurrent writers of one row both succeed (``ON CONFLICT``), and each
+    writes its rows in hash order, so that two never wait for each other.
+
+    Opening refuses, with a one-line ``MemError`` (the index then keeps
+    these vectors in the user cache), a database of an older schema (a
+    reader never migrates: any command that writes a memory does), of a
+    newer one, without the store's namespace, or where the session cannot
+    write the table (a read-only role or a standby)."""
+
+    def __init__(self, dsn: str, variable: str, namespace: str) -> None:
+        import hashlib
+
+        self._dsn = dsn
+        self._variable = variable
+        self._namespace = namespace
+        #: one key per database and namespace (the DSN hashed: this key is held in memory)
+        self.key = f"postgres:{hashlib.sha1(dsn.encode('utf-8', 'surrogatepass')).hexdigest()}:{namespace}"
+        self._conn: psycopg.Connection[Any] | None = None
+        self._store_id = 0
+        self._url = ""
+
+    @property
+    def errors(self) -> tuple[type[Exception], ...]:
+        return (MemError,)  # every failure is turned into one line (_errors)
+
+    def open(self) -> None:
+        conn, url = _connect(self._dsn, self._variable)
+        try:
+            with _errors(url, self._dsn):
+                row = conn.execute(_VECTORS_PROBE, (self._namespace,)).fetchone()
+            assert row is not None
+            version, store_id, writable = int(row[0] or 0), row[1], row[2]
+            if version < VECTORS_VERSION:
+                raise MemError(
+                    f"Memory store database {url} has schema version {version}, before its embedding "
+                    f"vectors (version {VECTORS_VERSION}; a mem command that writes a memory migrates it)"
+                )
+            if version > SCHEMA_VERSION:
+                raise MemError(
+                    f"Memory store database {url} has schema version {version}; this mem knows up to {SCHEMA_VERSION}"
+                )
+            if store_id is None:
+                raise MemError(f"No memory store {self._namespace} in {url}")
+            if not writable:
+                raise MemError(f"Memory store database {url}: this session cannot write mem_vectors")
+        except BaseException:
+            conn.close()
+            raise
+        self._conn, self._store_id, self._url = conn, store_id, url
+
+    def _rows(self, sql: str, params: Any) -> list[tuple[Any, ...]]:
+        assert self._conn is not None
+        with _errors(self._url, self._dsn):
+            return self._conn.execute(sql, params).fetchall()
+
+    def _change(self, sql: str, params: Any) -> None:
+        assert self._conn is not None
+        with _errors(self._url, self._dsn):
+            self._conn.execute(sql, params)
+
+    def read(self, model: str, wanted: set[bytes]) -> list[tuple[bytes, bytes]]:
+        return self._rows(  # type: ignore[return-value]
+            "SELECT hash, vector FROM mem_vectors WHERE store = %s AND model = %s AND hash = ANY(%s)",
+            (self._store_id, model, list(wanted)),
+        )
+
+    def hashes(self, model: str, wanted: set[bytes]) -> list[bytes]:
+        rows = self._rows(
+            "SELECT hash FROM mem_vectors WHERE store = %s AND model = %s AND hash = ANY(%s)",
+            (self._store_id, model, list(wanted)),
+        )
+        return [digest for (digest,) in rows]
+
+    def drop(self, model: str, hashes: list[bytes]) -> None:
+        self._change(
+            "DELETE FROM mem_vectors WHERE store = %s AND model = %s AND hash = ANY(%s)",
+            (self._store_id, model, hashes),
+        )
+
+    def write(self, model: str, rows: list[tuple[bytes, bytes]]) -> None:
+        conn = self._conn
+        assert conn is not None
+        with _errors(self._url, self._dsn), conn.transaction(), conn.cursor() as cursor:
+            cursor.executemany(
+                "INSERT INTO mem_vectors (store, model, hash, vector) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT (store, model, hash) DO UPDATE SET vector = EXCLUDED.vector",
+                [(self._store_id, model, digest, vector) for digest, vector in sorted(rows)],
+            )
+
+    def count(self) -> int:
+        return int(self._rows("SELECT count(*) FROM mem_vectors WHERE store = %s", (self._store_id,))[0][0])
+
+    def every_hash(self) -> list[bytes]:
+        return [digest for (digest,) in self._rows("SELECT hash FROM mem_vectors WHERE store = %s", (self._store_id,))]
+
+    def prune(self, hashes: list[bytes]) -> None:
+        self._change("DELETE FROM mem_vectors WHERE store = %s AND hash = ANY(%s)", (self._store_id, hashes))
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # a connection already gone: nothing to release
+                pass
 
 
 # -- opening, in steps ---------------------------------------------------------

@@ -282,9 +282,9 @@ def test_the_model_reads_the_whole_prompt_and_bm25_its_words(notes: Path, monkey
     seen: list[tuple[str, str]] = []
     cosines = hybrid.HybridRanker._cosines
 
-    def spy(query, items, model, cache_dir):  # type: ignore[no-untyped-def]
+    def spy(query, *rest):  # type: ignore[no-untyped-def]
         seen.append((query.text, query.sentence))
-        return cosines(query, items, model, cache_dir)
+        return cosines(query, *rest)
 
     monkeypatch.setattr(hybrid.HybridRanker, "_cosines", staticmethod(spy))
     prompt = "What did we decide about the schema migrations?"

@@ -247,6 +247,17 @@ def test_migrations_apply_in_order_once_and_a_newer_database_is_refused(
         "Humans' signatures (structured-memory.md, Trust); a memory verified before keeps that as a "
         "terminal confirmation at its updated_at.",
     )
+    assert rows[5] == (
+        6,
+        "Embedding vectors of each store's memories for the hybrid ranking, shared by every machine that "
+        "recalls the store (docs/recall.md).",
+    )
+    assert postgres_store.VECTORS_VERSION == 6
+    assert sql(
+        own,
+        "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'mem_vectors' "
+        "ORDER BY ordinal_position",
+    ) == [("store", "integer"), ("model", "text"), ("hash", "bytea"), ("vector", "bytea")]
 
     applied: list[Any] = []
 
@@ -266,12 +277,13 @@ def test_migrations_apply_in_order_once_and_a_newer_database_is_refused(
     ]
     assert sql(own, "SELECT to_regclass('mem_test_step') IS NOT NULL") == [(True,)]
 
-    sql(own, "INSERT INTO mem_schema_migrations (version, description) VALUES (7, 'from the future')")
+    future = shipped + 2
+    sql(own, "INSERT INTO mem_schema_migrations (version, description) VALUES (%s, 'from the future')", (future,))
     stores = sql(own, "SELECT namespace FROM mem_stores ORDER BY id")
     with pytest.raises(MemError) as caught:
         backend.open(str(tmp_path / "b"), create=True)
     assert caught.value.message.endswith(
-        f"has schema version 7; this mem knows up to {shipped + 1}. Upgrade mem to use it."
+        f"has schema version {future}; this mem knows up to {shipped + 1}. Upgrade mem to use it."
     )
     assert sql(own, "SELECT namespace FROM mem_stores ORDER BY id") == stores
     assert not (tmp_path / "b").exists()

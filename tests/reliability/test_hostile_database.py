@@ -425,4 +425,4 @@ def test_a_postgres_reader_session_is_read_only(pg_project: tuple[Path, dict[str
             with store.transaction():
                 pass
     with PostgresStore.bind(dsn).open_read_only(str(project / ".bmad" / "memory")) as store:
-        assert [c["status"] for c in store.doctor(False)] == ["ok"]
+        assert [c["status"] for c in store.doctor(False)] == ["ok", "ok"]
