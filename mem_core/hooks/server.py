@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 #: server that passed a 100 ms trial made the hook 270 ms against 177)
 SERVE_WITHIN = 0.05
 TRIALS = 3
+#: the trial also ranks this many prompts in the project's own words, the
+#: first TRIAL_WORDS words of the texts that best match a general question
+TRIAL_OWN = 2
+TRIAL_WORDS = 12
 
 
 def serve_hybrid(project: str, kernel: Kernel) -> Service | None:
@@ -72,7 +76,8 @@ class Service:
             # build to the background rather than wait for it
             with foreground():
                 prompt_context("warm up", project=self.project, budget=1, kernel=self.kernel, ranking="hybrid")
-            self.seconds = min(self._trial() for _ in range(TRIALS))
+            # each prompt's best of TRIALS; the slowest prompt decides
+            self.seconds = max(min(self._trial(prompt) for _ in range(TRIALS)) for prompt in self._trial_prompts())
             if self.seconds > SERVE_WITHIN:
                 import logging
 
@@ -98,14 +103,28 @@ class Service:
 
                     logging.getLogger(__name__).debug("a hybrid request failed", exc_info=True)
 
-    def _trial(self) -> float:
-        """The time of one warm ranking of a prompt, in seconds."""
+    def _trial_prompts(self) -> list[str]:
+        """The prompts the trial ranks: a general question, and questions
+        in the project's own words (the start of its best-matching texts).
+        How long a ranking takes depends on the prompt: on the 2 MB corpus
+        of benchmarks/run.py the general question ranked within 50 ms and
+        a question in the journal's own words took about 110 ms."""
+        from mem_core.retrieval.api import recall
+
+        general = "which conventions does this project follow for its tests and releases?"
+        found = recall(
+            general, directory=self.project, limit=TRIAL_OWN, ranking="hybrid", kernel=self.kernel, index=True
+        )
+        own = [" ".join(hit.candidate.scored_text.split()[:TRIAL_WORDS]) for hit in found.results]
+        return [general, *(prompt for prompt in own if prompt)]
+
+    def _trial(self, prompt: str) -> float:
+        """The time of one warm ranking of ``prompt``, in seconds."""
         import time
 
         from mem_core.hooks.prompt import prompt_context
 
         started = time.perf_counter()
-        prompt = "which conventions does this project follow for its tests and releases?"
         prompt_context(prompt, project=self.project, budget=600, kernel=self.kernel, ranking="hybrid")
         return time.perf_counter() - started
 

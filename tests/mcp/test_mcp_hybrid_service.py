@@ -164,3 +164,25 @@ def test_a_server_slower_than_the_hook_does_not_listen(project: Path, monkeypatc
     assert not served_socket(project).exists()
     text, _ = hook(project)
     assert text == expected(project, "bm25")
+
+
+def test_the_trial_ranks_the_projects_own_words_and_the_slowest_decides(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """How long a ranking takes depends on the prompt (a question in a large
+    journal's own words took twice a general one's time): the trial also
+    ranks the start of the project's best-matching texts, and one slow
+    prompt is enough not to serve."""
+    from mem_core.hooks import server as listener
+    from mem_core.kernel import Kernel
+    from mem_core.settings import load_settings
+
+    server = listener.Service(str(project), Kernel(settings=load_settings(str(project))))
+    general, *own = server._trial_prompts()
+    assert general.startswith("which conventions")
+    assert own and all(prompt.split()[0] in DECISIONS for prompt in own)  # the notes' own words
+    times = {general: 0.001}
+    monkeypatch.setattr(listener.Service, "_trial", lambda self, prompt: times.get(prompt, 0.2))
+    server._run()
+    assert server.seconds == 0.2
+    assert not served_socket(project).exists()
