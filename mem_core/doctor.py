@@ -358,7 +358,11 @@ def _recall_checks(settings: Settings) -> list[Check]:
     extra, the embedding index, and whether the prompt hook is served
     ``hybrid`` now or ranks ``bm25`` itself (docs/recall.md)."""
     ranking = settings.get("recall_ranking")
-    checks = [Check("recall", OK, f"ranking {ranking} (from {settings.where('recall_ranking')})")]
+    if settings.layer("recall_ranking") == "default":
+        origin = "the default, as bmad-plus mem ranks; `mem init` writes the best ranking installed"
+    else:
+        origin = f"from {settings.where('recall_ranking')}"
+    checks = [Check("recall", OK, f"ranking {ranking} ({origin})")]
     if ranking != "hybrid":
         return checks
     from mem_core.embeddings import MISSING, missing

@@ -153,3 +153,22 @@ def test_a_project_without_memory_is_not_created(tmp_path: Path) -> None:
     run = run_mem("doctor", "--fix", "-d", str(project), cwd=tmp_path)
     assert run.code == 0, run.out
     assert list(project.iterdir()) == []
+
+
+def test_doctor_says_what_recall_ranks_with_and_where_that_comes_from(tmp_path: Path, monkeypatch) -> None:
+    from mem_core.doctor import doctor
+
+    monkeypatch.delenv("MEM_RECALL_RANKING", raising=False)
+    project = tmp_path / "p"
+    (project / MEMORY).mkdir(parents=True)
+
+    def said() -> str:
+        return {check.name: check.detail for check in doctor(str(project)).checks}["recall"]
+
+    assert said() == (
+        "ranking lexical (the default, as bmad-plus mem ranks; `mem init` writes the best ranking installed)"
+    )
+    (project / MEMORY / "mem.toml").write_text('recall_ranking = "bm25"\n')
+    assert said() == f"ranking bm25 (from recall_ranking in {project / MEMORY / 'mem.toml'})"
+    monkeypatch.setenv("MEM_RECALL_RANKING", "lexical")
+    assert said() == "ranking lexical (from MEM_RECALL_RANKING)"
