@@ -8,13 +8,16 @@ command declares. No typer here: it is on the start-up path of ``mem write``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from mem_cli.declare import Argument, Option
+from mem_cli.declare import Argument, Command, Option
 
 if TYPE_CHECKING:
     from typing import Any
+
+    from mem_core.kernel import Kernel
+    from mem_core.settings import Settings
 
 __all__ = [
     "ACTIONS",
@@ -31,6 +34,7 @@ __all__ = [
     "HUMAN",
     "REF",
     "given_signals",
+    "one_memory_by_a_human",
 ]
 
 #: the five agent-facing actions, parsed as ``bmad-plus mem`` parses them
@@ -107,6 +111,28 @@ HUMAN = Option(
 
 #: the memory a command acts on
 REF = Argument("ref", "The memory: its id (mem_…) or <category>/<key>.", metavar="REF")
+
+
+def one_memory_by_a_human(name: str, help: str, load: Callable[[], tuple[Any, Any]]) -> Command:
+    """The command of what a human does to one memory named by its
+    reference (``verify``, ``forget``): ``load()`` gives the service
+    function and its renderer, imported only when the command runs."""
+
+    def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+        from mem_cli import output
+
+        action, shown = load()
+        result = action(
+            values["ref"],
+            mind=values["mind"],
+            user=values["user"],
+            human=values["human"],
+            directory=values["directory"],
+            kernel=kernel,
+        )
+        output.show(result, values["json"], shown)
+
+    return Command(name, help, group=MEMORIES, run=run, arguments=(REF,), options=(MIND, USER, HUMAN, DIRECTORY, JSON))
 
 
 def given_signals(values: Mapping[str, Any]) -> dict[str, str]:

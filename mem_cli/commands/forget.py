@@ -2,41 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from mem_cli import output
-from mem_cli.commands import DIRECTORY, HUMAN, JSON, MEMORIES, MIND, REF, USER
-from mem_cli.declare import Command
+from mem_cli.commands import one_memory_by_a_human
 
 if TYPE_CHECKING:
     from typing import Any
 
-    from mem_core.kernel import Kernel
-    from mem_core.settings import Settings
 
-
-def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+def _load() -> tuple[Any, Any]:
     from mem_cli import render
     from mem_core.memories.service import forget
 
-    result = forget(
-        values["ref"],
-        mind=values["mind"],
-        user=values["user"],
-        human=values["human"],
-        directory=values["directory"],
-        kernel=kernel,
-    )
-    output.show(result, values["json"], render.forget)
+    return forget, render.forget
 
 
-COMMAND = Command(
+COMMAND = one_memory_by_a_human(
     "forget",
     "Delete a structured memory (its history keeps a tombstone); one a human confirmed is deleted only with "
     "you at the terminal (your human key's passphrase, or a yes where no human key is trusted).",
-    group=MEMORIES,
-    run=run,
-    arguments=(REF,),
-    options=(MIND, USER, HUMAN, DIRECTORY, JSON),
+    _load,
 )
