@@ -37,38 +37,41 @@ def _listing(portfolio: Any) -> dict[str, Any]:
     }
 
 
-def add(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    directories = values["directories"]
-    directory = values["directory"]
-    json = values["json"]
+def _add_projects(directories: list[str]) -> Any:
     from mem_core.portfolio.registry import add_projects
 
-    portfolio, added = add_projects(_dirs(directories, directory))
-    result = {**_listing(portfolio), "added": added}
-
-    def text(value: dict[str, Any]) -> str:
-        lines = [f"mem portfolio: added {p}" for p in added] or ["mem portfolio: nothing to add (already registered)"]
-        lines.append(f"  {len(portfolio.projects)} project(s) registered in {portfolio.path}")
-        return "\n".join(map(output.one_line, lines))
-
-    output.show(result, json, text)
+    return add_projects(directories)
 
 
-def remove(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    directories = values["directories"]
-    directory = values["directory"]
-    json = values["json"]
+def _remove_projects(directories: list[str]) -> Any:
     from mem_core.portfolio.registry import remove_projects
 
-    portfolio, removed = remove_projects(_dirs(directories, directory))
-    result = {**_listing(portfolio), "removed": removed}
+    return remove_projects(directories)
 
-    def text(value: dict[str, Any]) -> str:
-        lines = [f"mem portfolio: removed {p}" for p in removed]
-        lines.append(f"  {len(portfolio.projects)} project(s) registered in {portfolio.path}")
-        return "\n".join(map(output.one_line, lines))
 
-    output.show(result, json, text)
+def _registration(change: Any, changed: str, nothing: str | None) -> Any:
+    """The run of ``portfolio add`` or ``remove``: ``change`` applied to
+    the registry, then the listing after it with what ``changed``, one line
+    per project (``nothing`` when none changed)."""
+
+    def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
+        portfolio, done = change(_dirs(values["directories"], values["directory"]))
+        result = {**_listing(portfolio), changed: done}
+
+        def text(value: dict[str, Any]) -> str:
+            lines = [f"mem portfolio: {changed} {p}" for p in done]
+            if not lines and nothing is not None:
+                lines = [nothing]
+            lines.append(f"  {len(portfolio.projects)} project(s) registered in {portfolio.path}")
+            return "\n".join(map(output.one_line, lines))
+
+        output.show(result, values["json"], text)
+
+    return run
+
+
+add = _registration(_add_projects, "added", "mem portfolio: nothing to add (already registered)")
+remove = _registration(_remove_projects, "removed", None)
 
 
 def list_(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
