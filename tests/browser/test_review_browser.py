@@ -25,10 +25,16 @@ from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 
 
 def click(driver: Any, element: Any) -> None:
-    """Click what submits a form or follows a link, and wait for the next page."""
+    """Click what submits a form or follows a link, and wait for the next
+    page to be loaded whole: the old page goes stale as soon as the new one
+    starts, and an element found while it is still loading could belong to
+    no document by the time it is clicked (Chromium: "Node with given id
+    does not belong to the document")."""
     page = driver.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(page))
+    wait = WebDriverWait(driver, 30)
+    wait.until(expected_conditions.staleness_of(page))
+    wait.until(lambda browser: browser.execute_script("return document.readyState") == "complete")
 
 
 def log_in(driver: Any, seeded: Seeded) -> None:
