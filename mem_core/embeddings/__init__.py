@@ -18,7 +18,7 @@ Nothing in this package imports them before a text is embedded, and
 
 from __future__ import annotations
 
-from typing import Any
+from contextvars import ContextVar  # a C module: nothing to pay at start-up
 
 __all__ = ["BUILD_ENV", "EXTRA", "MISSING", "missing", "in_foreground", "foreground"]
 
@@ -55,39 +55,28 @@ def missing() -> list[str]:
     return absent
 
 
-#: set by :func:`foreground` for the calls of one thread (a long-lived
+#: set by :class:`foreground` for the calls of one thread (a long-lived
 #: process warming its index up beside the agent's own tool calls)
-_FOREGROUND = None
+_FOREGROUND: ContextVar[bool] = ContextVar("mem_embeddings_foreground", default=False)
 
 
 def in_foreground() -> bool:
     """Whether a recall embeds now whatever its index lacks, rather than
     leaving a large build to a background process: the ``BUILD_ENV``
-    variable says so for a whole process, :func:`foreground` for one
+    variable says so for a whole process, :class:`foreground` for one
     thread's calls."""
     import os
 
-    return os.environ.get(BUILD_ENV) == "foreground" or (_FOREGROUND is not None and _FOREGROUND.get())
+    return os.environ.get(BUILD_ENV) == "foreground" or _FOREGROUND.get()
 
 
-def foreground() -> Any:
-    """A context manager: this thread's recalls inside it embed in the
-    foreground; other threads' are not affected (an environment variable,
-    set here, would be every thread's)."""
-    import contextlib
-    import contextvars
+class foreground:  # noqa: N801 - used as a function: ``with foreground(): ...``
+    """This thread's recalls inside it embed in the foreground; other
+    threads' are not affected (an environment variable, set here, would be
+    every thread's)."""
 
-    global _FOREGROUND
-    if _FOREGROUND is None:
-        _FOREGROUND = contextvars.ContextVar("mem_embeddings_foreground", default=False)
-    flag = _FOREGROUND
+    def __enter__(self) -> None:
+        self._token = _FOREGROUND.set(True)
 
-    @contextlib.contextmanager
-    def held() -> Any:
-        token = flag.set(True)
-        try:
-            yield
-        finally:
-            flag.reset(token)
-
-    return held()
+    def __exit__(self, *exc: object) -> None:
+        _FOREGROUND.reset(self._token)

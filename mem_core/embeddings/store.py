@@ -319,9 +319,7 @@ class EmbeddingIndex:
         """The vectors ``table`` holds in this process's memory, with one
         for each of ``hashes`` (read from the table, or embedded); ``None``:
         it is the store's table, and it cannot be used."""
-        numpy = _numpy()
         model = self.embedder.key
-        size = self.embedder.dimensions * 4
         known = _memory.setdefault(table.key, {}).setdefault(model, {})
         wanted = {digest for digest in hashes if digest not in known}
         if not wanted:  # a long-lived process's next recall: nothing to read or write
@@ -332,18 +330,12 @@ class EmbeddingIndex:
         try:
             if opened is not None:
                 try:
-                    bad = []
-                    for digest, blob in opened.read(model, wanted):
-                        if len(blob) != size:
-                            bad.append(digest)
-                        elif digest in wanted:
-                            known[digest] = numpy.frombuffer(blob, dtype=numpy.float32)
+                    bad = self._read(opened, wanted, known)
                     if bad:
                         opened.drop(model, bad)
                 except opened.errors:  # busy past the timeout: embed in memory this time
                     opened.close()
                     opened = None
-                wanted.difference_update(known)
             if wanted:
                 with self._building():
                     if opened is not None:  # what another process built while this one waited
@@ -361,13 +353,19 @@ class EmbeddingIndex:
                 opened.close()
         return known
 
-    def _read(self, table: VectorTable, wanted: set[bytes], known: dict) -> None:
+    def _read(self, table: VectorTable, wanted: set[bytes], known: dict) -> list[bytes]:
+        """Move the vectors of ``wanted`` that ``table`` holds into
+        ``known``; the hashes of its rows of the wrong size (to drop)."""
         numpy = _numpy()
         size = self.embedder.dimensions * 4
+        bad = []
         for digest, blob in table.read(self.embedder.key, wanted):
-            if digest in wanted and len(blob) == size:
+            if len(blob) != size:
+                bad.append(digest)
+            elif digest in wanted:
                 known[digest] = numpy.frombuffer(blob, dtype=numpy.float32)
                 wanted.discard(digest)
+        return bad
 
     def lacking(self, texts: Sequence[str], stored: Sequence[bool] | None = None) -> int:
         """How many of ``texts`` (distinct in each table) have no vector yet."""

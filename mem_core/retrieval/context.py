@@ -173,22 +173,31 @@ class SourceContext:
         are registered, and neither's file is there:
         :func:`mem_core.memories.backend.store_absent`). ``False`` says
         nothing: ask :meth:`memory_store`."""
-        from mem_core.memories.backend import store_absent
-
-        return store_absent(self._kernel.settings, self._settings, self._store_dir())
+        return _store_absent(self._kernel, self._settings, self._query.project)
 
     def memory_store(self) -> type[MemoryStore]:
         """The structured-memory backend class the project uses (settings and
         the registered stores decide; raises ``MemError`` when it cannot be
         used)."""
-        from mem_core.memories.backend import choose_store
+        return _store_class(self._kernel, self._settings, self._query.project)
 
-        return choose_store(self._settings, self._kernel.stores, self._store_dir())
 
-    def _store_dir(self) -> str:
-        from mem_core.memories.records import PROJECT_STORE_DIR
+def _store_dir(project: str) -> str:
+    from mem_core.memories.records import PROJECT_STORE_DIR
 
-        return os.path.join(self._query.project, PROJECT_STORE_DIR)
+    return os.path.join(project, PROJECT_STORE_DIR)
+
+
+def _store_absent(kernel: Kernel, settings: Settings, project: str) -> bool:
+    from mem_core.memories.backend import store_absent
+
+    return store_absent(kernel.settings, settings, _store_dir(project))
+
+
+def _store_class(kernel: Kernel, settings: Settings, project: str) -> type[MemoryStore]:
+    from mem_core.memories.backend import choose_store
+
+    return choose_store(settings, kernel.stores, _store_dir(project))
 
 
 class IndexedNote:
@@ -230,15 +239,13 @@ class RankContext:
         recall ranks several projects' memories together (``--scope all``)."""
         if self._query.scope == "all":
             return None
-        from mem_core.memories.backend import choose_store, store_absent
-        from mem_core.memories.records import PROJECT_STORE_DIR
-
-        settings = self._kernel.settings.for_project(self._query.project)
-        directory = os.path.join(self._query.project, PROJECT_STORE_DIR)
-        if store_absent(self._kernel.settings, settings, directory):
+        project = self._query.project
+        settings = self._kernel.settings.for_project(project)
+        if _store_absent(self._kernel, settings, project):
             return None
+        directory = _store_dir(project)
         try:
-            backend = choose_store(settings, self._kernel.stores, directory)
+            backend = _store_class(self._kernel, settings, project)
             return backend.vector_table(directory) if backend.exists(directory) else None
         except MemError:
             return None

@@ -223,12 +223,13 @@ def _written_via(indexed: IndexedSource, starts: Any, sizes: Any, via: frozenset
     at = data.find(b'"via"')
     while at >= 0:
         n = bisect.bisect_right(starts, first + at) - 1
-        event = event_of_line(indexed.read(starts[n], sizes[n]))
+        start = starts[n] - first
+        event = event_of_line(data[start : start + sizes[n]])
         if event is None:
             raise IndexCorrupt(indexed.path or "")
-        if _via(event) in via and (not found or found[-1] != n):
+        if _via(event) in via:
             found.append(n)
-        at = data.find(b'"via"', starts[n] + sizes[n] - first)  # the next line
+        at = data.find(b'"via"', start + sizes[n])  # from the next line on
     return found
 
 
