@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["ExitCode", "MemError", "UsageError", "PluginError"]
+__all__ = ["ExitCode", "MemError", "UsageError", "PluginError", "TryAgain"]
 
 
 class ExitCode(enum.IntEnum):
@@ -41,3 +41,9 @@ class UsageError(MemError):
 
 class PluginError(MemError):
     """A plugin could not be loaded or registered (duplicate name, import error)."""
+
+
+class TryAgain(MemError):
+    """A passing failure: the store stayed locked, or its database could not be
+    reached or cut the connection. Nothing was changed, and the same call may
+    succeed later (a server answers 503, not 400)."""

@@ -15,6 +15,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError as MemError
+from mem_core.errors import TryAgain as TryAgain
 
 if TYPE_CHECKING:
     from typing import Any
@@ -360,7 +361,7 @@ _ALIASES = {
     "embedding_index_path": "index_path",
 }
 
-__all__ = ["MemError", *_NAMES]
+__all__ = ["MemError", "TryAgain", *_NAMES]
 
 
 def __getattr__(name: str) -> Any:

@@ -36,7 +36,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from mem_core.clock import now_iso, parse_ms
-from mem_core.errors import MemError
+from mem_core.errors import MemError, TryAgain
 from mem_server import audit
 from mem_server.credentials import (
     AgentKey,
@@ -686,12 +686,10 @@ def _handler(server: Server, endpoint: Endpoint) -> Callable[[Request], Any]:
             response = result if isinstance(result, Response) else Json(result, status_code=status)
         except Refused as refused:
             response = _error(refused.status, str(refused))
-        except Unavailable:
+        except (Unavailable, TryAgain):
             response = _error(503, UNAVAILABLE)
         except MemError as error:
             if server.config.store == "postgres" and not await run_in_threadpool(server.check_database):
-                response = _error(503, UNAVAILABLE)
-            elif "stayed locked" in str(error) or "Cannot connect to the memory store" in str(error):
                 response = _error(503, UNAVAILABLE)
             else:
                 response = _error(_status_of(error), str(error))

@@ -78,6 +78,7 @@ from mem_core.plugin import (
     SYMLINK,
     MemError,
     SqlStore,
+    TryAgain,
     postgres_store_at,
     sql_in,
     sql_priority_rank,
@@ -1039,7 +1040,7 @@ def _connect(dsn: str, variable: str, *, read_only: bool = False) -> tuple[psyco
         # and a connection lives for one command anyway
         conn = psycopg.connect(make_conninfo("", **params), autocommit=True, prepare_threshold=None)
     except psycopg.Error as exc:
-        raise MemError(
+        raise TryAgain(
             f"Cannot connect to the memory store database {url}: {_redact(_one_line(str(exc)), dsn)}."
         ) from None
     conn.isolation_level = psycopg.IsolationLevel.READ_COMMITTED
@@ -1112,13 +1113,17 @@ def _errors(location: str, dsn: str = "") -> Iterator[None]:
     try:
         yield
     except errors.LockNotAvailable:
-        raise MemError(
+        raise TryAgain(
             f"Memory store {location} stayed locked by another process for {LOCK_TIMEOUT_SECONDS} s; try again."
         ) from None
     except errors.UniqueViolation:
         raise MemError(f"Memory store {location}: the memory already exists.") from None
     except psycopg.Error as exc:
         text = exc.diag.message_primary or str(exc)
-        raise MemError(f"Memory store {location}: {_redact(_one_line(text), dsn)}.") from None
+        # no SQLSTATE: the client lost the connection; 08: connection
+        # exceptions; 57P: the server shutting down or restarting
+        cut = exc.sqlstate is None or exc.sqlstate.startswith(("08", "57P"))
+        kind = TryAgain if cut and isinstance(exc, psycopg.OperationalError) else MemError
+        raise kind(f"Memory store {location}: {_redact(_one_line(text), dsn)}.") from None
     except UnicodeEncodeError:
         raise MemError(f"Memory store {location}: the text is not valid Unicode (a lone surrogate).") from None

@@ -44,6 +44,7 @@ from mem_core.plugin import (
     SYMLINK,
     MemError,
     SqlStore,
+    TryAgain,
     sql_in,
     sql_priority_rank,
     sqlite_store_at,
@@ -1085,7 +1086,7 @@ def _error(exc: Exception, path: str) -> MemError:
     """A one-line message for a SQLite failure."""
     text = str(exc)
     if "locked" in text or "busy" in text:
-        return MemError(
+        return TryAgain(
             f"Memory store {path} stayed locked by another process for {BUSY_TIMEOUT_SECONDS:g} s; try again."
         )
     if "not a database" in text or "malformed" in text:

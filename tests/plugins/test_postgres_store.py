@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from mem_core.errors import MemError
+from mem_core.errors import MemError, TryAgain
 from mem_core.files import SYMLINK
 from mem_core.memories.records import MemoryFilter, sort_records
 from mem_core.testing import NOW, insert, record
@@ -381,17 +382,29 @@ def test_a_writer_waits_then_gives_up_with_a_message(
             caught.value.message
             == f"Memory store {second.location} stayed locked by another process for 1 s; try again."
         )
+        assert isinstance(caught.value, TryAgain)  # a server answers 503 for it
         with second.transaction():  # free again once the first committed
             second.insert(record(), at=NOW)
+
+
+def test_a_connection_the_server_cut_is_a_passing_failure(
+    backend: type[PostgresStore], tmp_path: Path, dsn: str
+) -> None:
+    with backend.open(str(tmp_path / "store"), create=True) as store:
+        pid = store._connection().info.backend_pid
+        assert sql(dsn, "SELECT pg_terminate_backend(%s)", (pid,)) == [(True,)]
+        with pytest.raises(TryAgain, match=f"^Memory store {re.escape(store.location)}: "):
+            store.query(MemoryFilter(now=NOW))
 
 
 def test_a_nul_character_is_refused_with_a_message(backend: type[PostgresStore], tmp_path: Path) -> None:
     with backend.open(str(tmp_path / "store"), create=True) as store:
         with (
-            pytest.raises(MemError, match="cannot hold a NUL character \\(U\\+0000\\) in content"),
+            pytest.raises(MemError, match="cannot hold a NUL character \\(U\\+0000\\) in content") as caught,
             store.transaction(),
         ):
             store.insert(record(content="a\x00b"), at=NOW)
+        assert not isinstance(caught.value, TryAgain)  # a server answers 400 for it
         assert store.query(MemoryFilter(now=NOW)) == []
 
 
