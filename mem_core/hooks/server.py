@@ -53,7 +53,9 @@ class Service:
 
         self.project = project
         self.kernel = kernel
-        self.path = socket_path(resolve(project, kernel)[1].project)  # the root the hook asks for
+        #: the project's root: what the hook asks for
+        self.root = resolve(project, kernel)[1].project
+        self.path = socket_path(self.root)
         self._socket: socket.socket | None = None
         self._inode: int | None = None
         #: the best warm ranking time measured before listening
@@ -129,11 +131,7 @@ class Service:
         return time.perf_counter() - started
 
     def _listen(self) -> None:
-        directory = os.path.dirname(self.path)
-        # only mem's own directory is made: the runtime directory is the
-        # system's (its mode decides which one platformdirs names)
-        if not os.path.isdir(directory):
-            os.mkdir(directory, mode=0o700)
+        socket_path(self.root, create=True)  # its directory made, safely
         if os.path.exists(self.path):
             if listening(self.path):
                 raise OSError("another process serves this project")

@@ -36,19 +36,25 @@ CONNECT_TIMEOUT = 0.05
 ANSWER_TIMEOUT = 0.5
 
 
-def socket_path(project: str) -> str:
+def socket_path(project: str, *, create: bool = False) -> str:
     """Where the server of ``project`` listens: the user's runtime
     directory (``$XDG_RUNTIME_DIR/mem``), one socket per project, named by
-    a hash of its real path (a path a unix socket can bind: short)."""
+    a hash of its real path (a path a unix socket can bind: short).
+
+    ``create`` (the listener) makes the directory. Without
+    ``XDG_RUNTIME_DIR`` (a container, an ssh session, CI) platformdirs
+    names its fallback in the temporary directory, which nobody else
+    creates: it makes that one too, mode 0700, and refuses one another
+    user owns."""
     import warnings
 
     import platformdirs
 
     key = hashlib.sha256(os.path.realpath(project).encode("utf-8", "surrogateescape")).hexdigest()[:16]
     with warnings.catch_warnings():
-        # a runtime directory open to others: platformdirs falls back to its own, and says so
+        # a runtime directory missing or open to others: platformdirs falls back to its own, and says so
         warnings.simplefilter("ignore")
-        directory = platformdirs.user_runtime_dir("mem")
+        directory = platformdirs.user_runtime_dir("mem", ensure_exists=create)
     return os.path.join(directory, f"hybrid-{key}.sock")
 
 

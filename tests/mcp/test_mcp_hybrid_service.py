@@ -130,6 +130,29 @@ def test_a_server_that_never_answers_is_a_fallback(project: Path) -> None:
 
 
 def test_a_running_mem_mcp_serves_the_hook_hybrid(project: Path, tmp_path: Path) -> None:
+    assert_served(project, tmp_path)
+
+
+def test_without_a_runtime_directory_mem_mcp_makes_platformdirs_fallback(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No ``XDG_RUNTIME_DIR`` (containers, ssh sessions, CI): platformdirs
+    names ``runtime-<uid>`` in the temporary directory, which nobody made."""
+    temporary = Path(tempfile.mkdtemp(prefix="mem-tmp-"))  # short: a socket's path is
+    try:
+        monkeypatch.delenv("XDG_RUNTIME_DIR")
+        monkeypatch.setenv("TMPDIR", str(temporary))
+        monkeypatch.setattr(tempfile, "tempdir", None)  # this process asks the variables again too
+        assert_served(project, tmp_path)
+        if served_socket(project).is_relative_to(temporary):  # not where the system has /run/user/<uid>
+            runtime = temporary / f"runtime-{os.geteuid()}"
+            assert stat.S_IMODE(os.stat(runtime).st_mode) == 0o700
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
+
+
+def assert_served(project: Path, tmp_path: Path) -> None:
+    """A ``mem mcp`` started for ``project`` serves its hook ``hybrid``."""
     hybrid, bm25 = expected(project, "hybrid"), expected(project, "bm25")
     assert hybrid != bm25 and "§ Schema changes" in hybrid  # the same section, hybrid's score
 
