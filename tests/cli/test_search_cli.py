@@ -96,7 +96,7 @@ def test_no_hint_when_there_are_sections_or_matches(mem, project: Path, now: str
     memory = project / ".agents" / "memory"
     memory.mkdir(parents=True)
     (memory / "lessons.md").write_text("## Deploys\n### Checklist\nRun the migrations first.\n", encoding="utf-8")
-    (memory / "patterns.md").write_text("## Only a level two heading\nwith text\n", encoding="utf-8")
+    (memory / "patterns.md").write_text("An intro\n## Only a level two heading\nwith text\n", encoding="utf-8")
     assert mem("recall", "migrations", "-d", str(project)).err == ""  # a match: nothing more is read
     run = mem("recall", "nothing", "-d", str(project))
     assert run.err.count("\n") == 1 and "patterns.md" in run.err and "lessons.md" not in run.err
