@@ -82,7 +82,7 @@ class Corpus:
         self.kernel, _ = resolve(str(self.notes_project), None)
 
     def recall(self, ranking: str) -> Callable[[str], list[str]]:
-        from mem_core.retrieval.api import recall
+        from mem_core.api.recall import recall
 
         def ask(query: str) -> list[str]:
             result = recall(
@@ -93,7 +93,7 @@ class Corpus:
         return ask
 
     def memories_search(self) -> Callable[[str], list[str]]:
-        from mem_core.memories.service import search_memories
+        from mem_core.api.memories import search_memories
 
         def ask(query: str) -> list[str]:
             try:

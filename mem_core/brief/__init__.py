@@ -4,9 +4,9 @@
   budget is counted in;
 * :mod:`~mem_core.brief.budget` — :func:`fit`: what fits, what is cut, and
   the last line counting it;
-* :mod:`~mem_core.brief.api` — :func:`brief` and :func:`write_brief`
+* :mod:`~mem_core.api.brief` — :func:`brief` and :func:`write_brief`
   (``mem brief [--write]``);
-* :mod:`~mem_core.brief.refresh` — :func:`refresh_brief`, called by ``mem
+* :mod:`~mem_core.api.refresh` — :func:`refresh_brief`, called by ``mem
   write`` and ``mem remember`` when the brief file exists.
 
 Nothing is imported here: import the module you need.

@@ -9,7 +9,7 @@
   floor, within a budget;
 * :mod:`~mem_core.hooks.session` — the first prompt of a session, for its
   journal event;
-* :mod:`~mem_core.hooks.log` — the bounded hooks log.
+* :mod:`~mem_core.files.hookslog` — the bounded hooks log.
 
 Nothing is imported here: import the module you need.
 """

@@ -109,7 +109,7 @@ class Service:
         How long a ranking takes depends on the prompt: on the 2 MB corpus
         of benchmarks/run.py the general question ranked within 50 ms and
         a question in the journal's own words took about 110 ms."""
-        from mem_core.retrieval.api import recall
+        from mem_core.api.recall import recall
 
         general = "which conventions does this project follow for its tests and releases?"
         found = recall(

@@ -1,8 +1,8 @@
 """The portfolio: the projects one person works on, registered in the user
 config directory (:mod:`mem_core.portfolio.registry`), recalled together
-(``mem recall --scope all``, :mod:`mem_core.portfolio.recall`) and compared
+(``mem recall --scope all``, :mod:`mem_core.api.portfolio`) and compared
 for lessons worth moving to the portfolio brain
-(:mod:`mem_core.portfolio.proposals`).
+(:mod:`mem_core.api.proposals`).
 
 Nothing here is imported by the five actions unless ``--scope all`` (or
 ``--scope portfolio`` without a brain set elsewhere) asks for it.

@@ -632,7 +632,7 @@ class PortfolioIndex:
         return make
 
     def _event_maker(self) -> Callable[[int], Candidate]:
-        from mem_core.journal.events import SignalsJSON, event_candidate, event_fields, event_of_line
+        from mem_core.retrieval.events import SignalsJSON, event_candidate, event_fields, event_of_line
 
         source = self._sources["journal"]
         roots = self._manifest.files["root"]

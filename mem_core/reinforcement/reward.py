@@ -78,7 +78,7 @@ def signal_weights(kernel: Kernel) -> list[tuple[str, float, Any]]:
 
 def compute_reward(kernel: Kernel, recorded: dict[str, Any]) -> float:
     """The reward in [0, 1] for recorded signal values (as
-    :func:`mem_core.reinforcement.signals.parse_signals` returns them).
+    :func:`mem_core.api.signals.parse_signals` returns them).
 
     Each signal present (a recorded ``None`` counts as absent) adds its weight
     and its value clamped to [0, 1] — a value that is not a number counts as 0

@@ -20,7 +20,7 @@ import _thread  # threading's locks without importing threading (start-up)
 from collections.abc import Callable, Iterable, Sequence
 from typing import Generic, TypeVar
 
-from mem_core.retrieval.text import Terms
+from mem_core.text import Terms
 
 __all__ = ["TermIndex", "OnSecondUse"]
 

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 
-    from mem_core.retrieval.context import RankContext, SourceContext
+    from mem_core.api.context import RankContext, SourceContext
     from mem_core.retrieval.index import TermIndex
-    from mem_core.retrieval.text import Terms
+    from mem_core.text import Terms
 
 __all__ = ["Query", "Candidate", "CandidateBlock", "Candidates", "Scored", "NoteSource", "Ranker"]
 
@@ -223,7 +223,7 @@ class Candidate(_Frozen):
 
 
 def _terms_of(text: str) -> Terms:
-    from mem_core.retrieval.text import Terms
+    from mem_core.text import Terms
 
     return Terms.of(text)
 

@@ -171,9 +171,7 @@ def test_without_the_lexical_plugin_no_default_plugin_runs_its_code(project: Pat
     assert out.stdout == "the 'lexical' ranker is not available\nFalse\n"
 
 
-@pytest.mark.parametrize(
-    "first", ["", "import mem_core.evidence.api, mem_core.reinforcement.api, mem_core.retrieval.api"]
-)
+@pytest.mark.parametrize("first", ["", "import mem_core.api.evidence, mem_core.api.reinforce, mem_core.api.recall"])
 def test_the_facade_binds_functions_in_any_import_order(first: str) -> None:
     code = f"{first}\nfrom mem_core import recall, write, reinforce, observe, outcomes\nprint(recall, write, reinforce, observe, outcomes)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True).stdout

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from mem_core.api import memories as service
 from mem_core.errors import MemError
 from mem_core.kernel import Kernel
-from mem_core.memories import service
 from mem_core.memories.records import recall_text
 from mem_core.plugin import Query, SourceContext
-from mem_core.retrieval.text import query_tokens
+from mem_core.text import query_tokens
 from mem_plugins.rankers.lexical import LexicalRanker, lexical_score
 from mem_plugins.sources.memories import StructuredMemories
 from tests.conftest import NOW, TEST_PLUGINS

@@ -18,6 +18,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from mem_core.api.signals import parse_signals
 from mem_core.clock import now_iso
 from mem_core.errors import MemError
 from mem_core.files import PATTERN_SCORES as SCORES
@@ -31,7 +32,6 @@ from mem_core.js.values import UNDEFINED, js_string
 from mem_core.project import find_project
 from mem_core.reinforcement.reward import compute_reward, update_score
 from mem_core.reinforcement.scorefile import Certificate, find_entry
-from mem_core.reinforcement.signals import parse_signals
 
 if TYPE_CHECKING:
     from typing import Any

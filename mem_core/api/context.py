@@ -171,7 +171,7 @@ class SourceContext:
         """Whether the project provably holds no structured-memory store,
         learnt without importing a store plugin (only the built-in stores
         are registered, and neither's file is there:
-        :func:`mem_core.memories.backend.store_absent`). ``False`` says
+        :func:`mem_core.api.backend.store_absent`). ``False`` says
         nothing: ask :meth:`memory_store`."""
         return _store_absent(self._kernel, self._settings, self._query.project)
 
@@ -189,13 +189,13 @@ def _store_dir(project: str) -> str:
 
 
 def _store_absent(kernel: Kernel, settings: Settings, project: str) -> bool:
-    from mem_core.memories.backend import store_absent
+    from mem_core.api.backend import store_absent
 
     return store_absent(kernel.settings, settings, _store_dir(project))
 
 
 def _store_class(kernel: Kernel, settings: Settings, project: str) -> type[MemoryStore]:
-    from mem_core.memories.backend import choose_store
+    from mem_core.api.backend import choose_store
 
     return choose_store(settings, kernel.stores, _store_dir(project))
 
@@ -252,9 +252,9 @@ class RankContext:
 
     def backed_notes(self) -> set[tuple[str, str, str]]:
         """(file, heading, text hash) of the project's note sections that an
-        eligible receipt backs today, for :func:`mem_core.retrieval.trust.trust`
+        eligible receipt backs today, for :func:`mem_core.api.trust.trust`
         (nothing read when the project has no receipts)."""
-        from mem_core.retrieval.trust import backed_notes
+        from mem_core.api.trust import backed_notes
 
         return backed_notes(self._query.project, self._kernel)
 
@@ -263,7 +263,7 @@ class RankContext:
         verifier, with ``eligible`` and ``reason`` (docs/contract.md §6, §7);
         ``context_scope`` (the query's, or ``None``) is validated first and
         receipts outside it are ``outside-query-scope``."""
-        from mem_core.evidence.api import inspect_outcomes, scopes
+        from mem_core.api.evidence import inspect_outcomes, scopes
         from mem_core.js.values import UNDEFINED
 
         selected = scopes(UNDEFINED if context_scope is None else list(context_scope))

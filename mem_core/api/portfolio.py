@@ -31,15 +31,15 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
+from mem_core.api.context import RankContext, SourceContext
 from mem_core.errors import MemError
-from mem_core.retrieval.context import RankContext, SourceContext
 from mem_core.retrieval.interfaces import Candidate, CandidateBlock, Candidates, Query, Scored
 
 if TYPE_CHECKING:
     from typing import Any
 
+    from mem_core.api.recall import RecallResult
     from mem_core.kernel import Kernel
-    from mem_core.retrieval.api import RecallResult
     from mem_core.settings import Settings
 
 __all__ = ["recall_all", "portfolio_projects", "Member"]
@@ -185,7 +185,7 @@ def _recall_all(
     index_dir: str | None,
     combined: bool,
 ) -> RecallResult:
-    from mem_core.retrieval.api import RecallResult, _own
+    from mem_core.api.recall import RecallResult, _own
 
     roots, registered = portfolio_projects(settings.project)
     brain = request.portfolio

@@ -11,14 +11,14 @@ import math
 import os
 from typing import TYPE_CHECKING
 
+from mem_core.api.context import RankContext, SourceContext
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
 from mem_core.js.strings import js_trim
 from mem_core.kernel import Kernel
-from mem_core.retrieval.context import RankContext, SourceContext
 from mem_core.retrieval.interfaces import Candidate, CandidateBlock, Candidates, Query, Scored
-from mem_core.retrieval.text import query_tokens
 from mem_core.settings import resolve
+from mem_core.text import query_tokens
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -134,7 +134,7 @@ def recall(
     ``portfolio`` defaults to the ``portfolio`` setting, then (for
     ``scope`` ``portfolio`` or ``all``) to the portfolio's brain
     (:mod:`mem_core.portfolio.registry`); ``scope`` ``all`` recalls every
-    registered project too (:mod:`mem_core.portfolio.recall`); ``ranking`` to the
+    registered project too (:mod:`mem_core.api.portfolio`); ``ranking`` to the
     ``recall_ranking`` setting (``lexical`` unless a config file says
     otherwise).
 
@@ -200,8 +200,8 @@ def recall(
         from mem_core.retrieval.diskindex import cache_root
 
         index_dir = cache_root(settings.cache_dir)
-    if scope == "all":  # every registered project and the brain (mem_core.portfolio.recall)
-        from mem_core.portfolio.recall import recall_all
+    if scope == "all":  # every registered project and the brain (mem_core.api.portfolio)
+        from mem_core.api.portfolio import recall_all
 
         result = recall_all(kernel, settings, request, ranker, count, index_dir)
     elif index_dir is None:
