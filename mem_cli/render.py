@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from mem_core.api.adapters import AdapterChange, AdapterReport
     from mem_core.api.decisions import DecisionResult
     from mem_core.api.evidence import ObserveResult, OutcomesResult
-    from mem_core.api.recall import RecallResult
     from mem_core.api.reinforce import ReinforceResult
     from mem_core.api.views import PromotionsResult, ScoresResult
     from mem_core.api.write import WriteResult
@@ -41,6 +40,7 @@ if TYPE_CHECKING:
         RestoreResult,
         VerifyResult,
     )
+    from mem_core.retrieval.results import RecallResult
 
 __all__ = [
     "recall_skipped",

@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from mem_core.api.memories import restore as restore
     from mem_core.api.memories import search_memories as search_memories
     from mem_core.api.memories import verify as verify
-    from mem_core.api.recall import RecallResult as RecallResult
     from mem_core.api.recall import recall as recall
     from mem_core.api.reinforce import ReinforceResult as ReinforceResult
     from mem_core.api.reinforce import reinforce as reinforce
@@ -62,13 +61,14 @@ if TYPE_CHECKING:
     from mem_core.memories.results import RememberResult as RememberResult
     from mem_core.memories.results import RestoreResult as RestoreResult
     from mem_core.memories.results import VerifyResult as VerifyResult
+    from mem_core.retrieval.results import RecallResult as RecallResult
 
 __version__ = "0.2.0"
 
 #: public name -> module that defines it (loaded lazily)
 _LAZY = {
     "recall": "mem_core.api.recall",
-    "RecallResult": "mem_core.api.recall",
+    "RecallResult": "mem_core.retrieval.results",
     "write": "mem_core.api.write",
     "WriteResult": "mem_core.api.write",
     "plugins_report": "mem_core.kernel.report",

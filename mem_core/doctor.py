@@ -463,7 +463,7 @@ def doctor(directory: str | None = None, *, fix: bool = False, kernel: Kernel | 
     from mem_core.clock import now_iso
     from mem_core.files import JOURNAL, LOCK, MEMORY_DIR, OUTCOMES, PROMOTIONS, safe_file, writer_lock
     from mem_core.files import lock as lock_module
-    from mem_core.settings import resolve
+    from mem_core.kernel import resolve
 
     now = now_iso()
     kernel, settings = resolve(directory, kernel)

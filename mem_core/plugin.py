@@ -44,9 +44,6 @@ if TYPE_CHECKING:
     from mem_core.api.backend import sqlite_store_at as sqlite_store_at
     from mem_core.api.brief import brief_state as brief_state
     from mem_core.api.brief import write_brief as write_brief
-    from mem_core.api.context import IndexedNote as IndexedNote
-    from mem_core.api.context import RankContext as RankContext
-    from mem_core.api.context import SourceContext as SourceContext
     from mem_core.api.evidence import required_text as required_text
     from mem_core.api.trust import trust as _trust
     from mem_core.clock import parse_ms as parse_ms
@@ -143,13 +140,16 @@ if TYPE_CHECKING:
     from mem_core.retrieval.indexers import JOURNAL_INDEXER as JOURNAL_INDEXER
     from mem_core.retrieval.indexers import NOTE_INDEXER as NOTE_INDEXER
     from mem_core.retrieval.indexers import note_of_blob as note_of_blob
-    from mem_core.retrieval.interfaces import Candidate as Candidate
-    from mem_core.retrieval.interfaces import CandidateBlock as CandidateBlock
-    from mem_core.retrieval.interfaces import Candidates as Candidates
+    from mem_core.retrieval.interfaces import IndexedNote as IndexedNote
     from mem_core.retrieval.interfaces import NoteSource as NoteSource
-    from mem_core.retrieval.interfaces import Query as Query
+    from mem_core.retrieval.interfaces import RankContext as RankContext
     from mem_core.retrieval.interfaces import Ranker as Ranker
-    from mem_core.retrieval.interfaces import Scored as Scored
+    from mem_core.retrieval.interfaces import SourceContext as SourceContext
+    from mem_core.retrieval.query import Candidate as Candidate
+    from mem_core.retrieval.query import CandidateBlock as CandidateBlock
+    from mem_core.retrieval.query import Candidates as Candidates
+    from mem_core.retrieval.query import Query as Query
+    from mem_core.retrieval.query import Scored as Scored
     from mem_core.settings import Settings as Settings
     from mem_core.settings import load_settings as load_settings
     from mem_core.text import Terms as Terms
@@ -188,15 +188,15 @@ _NAMES = {
     # pluggy's marker of a hook implementation (importing pluggy on first use)
     "hookimpl": "mem_core",
     # recall: the query, candidates, scores, sources and rankers
-    "Query": "mem_core.retrieval.interfaces",
-    "Candidate": "mem_core.retrieval.interfaces",
-    "CandidateBlock": "mem_core.retrieval.interfaces",
-    "Candidates": "mem_core.retrieval.interfaces",
-    "Scored": "mem_core.retrieval.interfaces",
+    "Query": "mem_core.retrieval.query",
+    "Candidate": "mem_core.retrieval.query",
+    "CandidateBlock": "mem_core.retrieval.query",
+    "Candidates": "mem_core.retrieval.query",
+    "Scored": "mem_core.retrieval.query",
     "NoteSource": "mem_core.retrieval.interfaces",
     "Ranker": "mem_core.retrieval.interfaces",
-    "SourceContext": "mem_core.api.context",
-    "RankContext": "mem_core.api.context",
+    "SourceContext": "mem_core.retrieval.interfaces",
+    "RankContext": "mem_core.retrieval.interfaces",
     "tokenize": "mem_core.text",
     "Terms": "mem_core.text",
     "TermIndex": "mem_core.retrieval.index",
@@ -221,7 +221,7 @@ _NAMES = {
     "event_of_line": "mem_core.retrieval.events",
     "event_candidate": "mem_core.retrieval.events",
     "decay": "mem_core.retrieval.events",
-    "IndexedNote": "mem_core.api.context",
+    "IndexedNote": "mem_core.retrieval.interfaces",
     "query_tokens": "mem_core.text",
     "search_terms": "mem_core.retrieval.analysis",
     "search_query_terms": "mem_core.retrieval.analysis",

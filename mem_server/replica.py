@@ -99,7 +99,7 @@ class Server:
     Nothing here is needed by another replica."""
 
     def __init__(self, config: ServerConfig) -> None:
-        from mem_core.settings import project_settings
+        from mem_core.kernel import project_settings
 
         self.config = config
         self.db = config.open_db()

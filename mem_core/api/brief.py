@@ -275,7 +275,7 @@ def brief(
     """The brief of the project of ``directory``, within ``budget`` tokens
     (default: the ``context_budget`` setting)."""
     from mem_core.clock import now_iso
-    from mem_core.settings import resolve
+    from mem_core.kernel import resolve
 
     tokens = parse_budget(budget) if budget is not None else None
     kernel, settings = resolve(directory, kernel)
@@ -297,7 +297,7 @@ def write_brief(
     """Write the brief to ``.bmad/memory/brief.md``, atomically (a temporary
     file beside it, fsynced, renamed over it); its first line names the
     budget, which :func:`mem_core.api.refresh.refresh_brief` keeps."""
-    from mem_core.settings import resolve
+    from mem_core.kernel import resolve
 
     kernel, settings = resolve(directory, kernel)
     tokens = parse_budget(budget) if budget is not None else settings.context_budget
@@ -317,7 +317,7 @@ def brief_state(directory: str | None = None, *, kernel: Kernel | None = None) -
     """``"missing"`` when the project has no brief file, ``"stale"`` when
     ``mem brief --write`` would now write another text (with the budget
     the file names), else ``None`` (current, or not one ``mem`` wrote)."""
-    from mem_core.settings import resolve
+    from mem_core.kernel import resolve
 
     kernel, settings = resolve(directory, kernel)
     current = read_text(settings.project, BRIEF_FILE, missing=True)

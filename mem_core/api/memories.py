@@ -237,7 +237,7 @@ def resolve_target(
     project's settings; with only the default plugins, it builds no plugin
     manager."""
     from mem_core.api.backend import choose_store
-    from mem_core.settings import project_settings
+    from mem_core.kernel import project_settings
 
     parse_mind(mind)
     settings = project_settings(directory, kernel)

@@ -375,7 +375,7 @@ def import_memories(
     items = _read_items(name, data)
     target = resolve_target(kernel, user, directory, None)
     backend, directory_path = target.backend, target.directory
-    from mem_core.settings import project_settings
+    from mem_core.kernel import project_settings
 
     project = project_settings(directory, kernel).project
     counts = {"imported": 0, "forgotten": 0, "already": 0, "different": 0, "signatures": 0, "unverified": 0}
@@ -415,8 +415,8 @@ def migrate_store(
     a store there already, or when the copy does not check."""
     from mem_core.api.backend import choose_store
     from mem_core.api.configure import set_config
+    from mem_core.kernel import resolve
     from mem_core.memories.records import project_store_dir
-    from mem_core.settings import resolve
 
     kernel, settings = resolve(directory, kernel)
     stores = kernel.stores

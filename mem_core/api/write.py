@@ -49,7 +49,7 @@ def write(
     :func:`mem_core.journal.records.append_event`)."""
     from mem_core.api.signals import parse_signals
     from mem_core.journal.records import append_event
-    from mem_core.settings import resolve
+    from mem_core.kernel import resolve
 
     kernel, settings = resolve(directory, kernel)
     now = now or now_iso()

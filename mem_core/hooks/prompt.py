@@ -30,7 +30,7 @@ from mem_core.text import tokenize
 
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
-    from mem_core.retrieval.interfaces import Scored
+    from mem_core.retrieval.query import Scored
     from mem_core.settings import Settings
 
 __all__ = ["STOPWORDS", "MAX_WORDS", "ECHO", "prompt_query", "PromptContext", "prompt_context", "hook_floor"]
@@ -171,7 +171,7 @@ def prompt_context(
     events left out, best first, at most :data:`RESULTS`, fitted into
     ``budget`` tokens."""
     from mem_core.api.recall import recall
-    from mem_core.settings import resolve
+    from mem_core.kernel import resolve
 
     kernel, settings = resolve(project, kernel)
     if ranking is None:

@@ -14,7 +14,7 @@ import pytest
 
 from mem_core.api.recall import recall
 from mem_core.api.write import write
-from mem_core.settings import resolve
+from mem_core.kernel import resolve
 
 NOW = "2026-11-05T12:00:00.000Z"
 DECISIONS = """\

@@ -244,7 +244,7 @@ def test_the_prompt_hook_ranks_with_the_configured_ranking(notes: Path) -> None:
     """``recall_ranking = "bm25"`` reaches the prompt hook too (issue 19)."""
     from mem_core.api.recall import recall
     from mem_core.hooks.prompt import prompt_context
-    from mem_core.settings import resolve
+    from mem_core.kernel import resolve
 
     def scores(ranking: str | None) -> list[float]:
         kernel, _ = resolve(str(notes), None)
