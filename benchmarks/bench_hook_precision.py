@@ -91,7 +91,7 @@ class Project:
         """The section ids (``?`` for what is not a note) the hook injects for
         ``prompt``, and the best scores before the floor."""
         from mem_core.hooks.prompt import prompt_context
-        from mem_core.settings import resolve
+        from mem_core.kernel import resolve
 
         kernel, settings = resolve(str(self.root), None)
         context = prompt_context(prompt, project=str(self.root), budget=settings.prompt_budget, kernel=kernel)
@@ -102,7 +102,7 @@ class Project:
     def best_score(self, prompt: str) -> float:
         """The best score the hook's recall gives ``prompt`` (no floor, no echo)."""
         from mem_core.hooks.prompt import prompt_context
-        from mem_core.settings import resolve
+        from mem_core.kernel import resolve
 
         kernel, settings = resolve(str(self.root), None)
         context = prompt_context(prompt, project=str(self.root), budget=10_000, kernel=kernel, floor=float("-inf"))
@@ -111,7 +111,7 @@ class Project:
     def best_right_score(self, prompt: str, right: frozenset[str]) -> float | None:
         """The score of the best result that is one of ``right`` (no floor), if any in the top 3."""
         from mem_core.hooks.prompt import prompt_context
-        from mem_core.settings import resolve
+        from mem_core.kernel import resolve
 
         kernel, _ = resolve(str(self.root), None)
         context = prompt_context(prompt, project=str(self.root), budget=10_000, kernel=kernel, floor=float("-inf"))
@@ -122,7 +122,7 @@ class Project:
         """What the hook would inject for ``prompt`` with no floor (each
         result's id and score, best first): a floor keeps a prefix of it."""
         from mem_core.hooks.prompt import prompt_context
-        from mem_core.settings import resolve
+        from mem_core.kernel import resolve
 
         kernel, settings = resolve(str(self.root), None)
         context = prompt_context(

@@ -39,7 +39,7 @@ from mem_core.retrieval.indexers import JOURNAL_INDEXER, NOTE_INDEXER  # noqa: E
 QUERY = ["cache", "auth", "values"]
 
 #: what every recall imports before it reads an index (both lookups start from it)
-_BASE = "import sys\nimport mem_core.retrieval.api\n"
+_BASE = "import sys\nimport mem_core.api.recall\n"
 
 _BINARY = (
     _BASE

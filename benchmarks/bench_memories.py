@@ -302,9 +302,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             shutil.rmtree(root, ignore_errors=True)
         return 0
 
+    from mem_core.api.memories import search_memories
     from mem_core.kernel import Kernel
     from mem_core.memories.records import MemoryFilter
-    from mem_core.memories.service import search_memories
     from mem_plugins.stores.sqlite import SqliteStore
 
     rng = random.Random(5)

@@ -68,7 +68,7 @@ class Corpus:
     """A corpus written once as a notes project and as a memories project."""
 
     def __init__(self, root: Path, name: str = "npm-docs") -> None:
-        from mem_core.settings import resolve
+        from mem_core.kernel import resolve
 
         self.spec = corpus.CORPORA[name]
         self.sections = self.spec.load()
@@ -82,7 +82,7 @@ class Corpus:
         self.kernel, _ = resolve(str(self.notes_project), None)
 
     def recall(self, ranking: str) -> Callable[[str], list[str]]:
-        from mem_core.retrieval.api import recall
+        from mem_core.api.recall import recall
 
         def ask(query: str) -> list[str]:
             result = recall(
@@ -93,7 +93,7 @@ class Corpus:
         return ask
 
     def memories_search(self) -> Callable[[str], list[str]]:
-        from mem_core.memories.service import search_memories
+        from mem_core.api.memories import search_memories
 
         def ask(query: str) -> list[str]:
             try:
@@ -151,7 +151,7 @@ def hybrid_costs(built: Corpus, root: Path) -> tuple[dict[str, float], Callable[
 
     from mem_core.embeddings.model import load_embedder
     from mem_core.embeddings.store import index_path
-    from mem_core.settings import resolve
+    from mem_core.kernel import resolve
 
     started = time.perf_counter()
     load_embedder()
@@ -187,7 +187,7 @@ def run(
         ask("warm up")
         report[system] = {split: evaluate(ask, load_queries(split, name), built.same) for split in splits}
     if hybrid is not None:
-        from mem_core.settings import resolve
+        from mem_core.kernel import resolve
 
         for weight in weights:  # what the weight setting would give (choose it on the tuning half)
             os.environ["MEM_RECALL_HYBRID_WEIGHT"] = repr(weight)

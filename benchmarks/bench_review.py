@@ -31,9 +31,9 @@ NOW = "2026-11-05T12:00:00.000Z"
 def build(root: Path, memories: int) -> tuple[object, object]:
     """A server's project with ``memories`` unverified memories; the server
     state of one replica and a human session."""
+    from mem_core.api.memories import remember
+    from mem_core.api.reinforce import reinforce
     from mem_core.humans.keys import HumanKey
-    from mem_core.memories.service import remember
-    from mem_core.reinforcement.api import reinforce
     from mem_server.credentials import HumanSession
     from mem_server.manage import init_server, server_config
     from mem_server.replica import Server

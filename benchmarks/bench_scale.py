@@ -83,7 +83,7 @@ def make_receipts(project: Path, receipts: int, seed: int = 5, per_run: int | No
     (default :data:`TASKS_PER_RUN`)."""
     per_run = per_run or TASKS_PER_RUN
     sys.path.insert(0, str(ROOT))
-    from mem_core.evidence.api import section_anchor
+    from mem_core.api.evidence import section_anchor
     from mem_core.evidence.models import Receipt
     from mem_core.js import jsonfmt
     from mem_plugins.verifiers.nexus import accepted_source

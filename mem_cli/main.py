@@ -113,8 +113,8 @@ def _plugins_free(args: list[str]) -> bool:
     only the default plugins take part: then no plugin adds a command."""
     if args not in (["--help"], ["-h"]):
         return False
+    from mem_core.api.backend import plugins_free
     from mem_core.errors import MemError
-    from mem_core.memories.backend import plugins_free
     from mem_core.settings import load_settings
 
     try:
@@ -135,8 +135,8 @@ def _run_declared(name: str, args: list[str], json_mode: bool) -> int | None:
     values = parse_command(command, args)
     if values is None:
         return None
+    from mem_core.api.backend import plugins_free
     from mem_core.errors import MemError
-    from mem_core.memories.backend import plugins_free
     from mem_core.settings import load_settings
 
     try:

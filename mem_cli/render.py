@@ -12,16 +12,19 @@ from typing import TYPE_CHECKING
 from mem_core.errors import MemError
 from mem_core.js.numtext import js_number, to_fixed
 from mem_core.js.values import js_string
-from mem_core.retrieval.text import one_line
+from mem_core.text import one_line
 
 if TYPE_CHECKING:
     from typing import Any
 
-    from mem_core.adapters.api import AdapterChange, AdapterReport
+    from mem_core.api.adapters import AdapterChange, AdapterReport
+    from mem_core.api.decisions import DecisionResult
+    from mem_core.api.evidence import ObserveResult, OutcomesResult
+    from mem_core.api.reinforce import ReinforceResult
+    from mem_core.api.views import PromotionsResult, ScoresResult
+    from mem_core.api.write import WriteResult
     from mem_core.doctor import DoctorReport
-    from mem_core.evidence.api import ObserveResult, OutcomesResult
     from mem_core.humans.api import HumanResult, HumansResult, RevokeResult
-    from mem_core.journal.api import WriteResult
     from mem_core.kernel.report import PluginsReport
     from mem_core.memories.results import (
         ContextSummary,
@@ -37,10 +40,7 @@ if TYPE_CHECKING:
         RestoreResult,
         VerifyResult,
     )
-    from mem_core.reinforcement.api import ReinforceResult
-    from mem_core.reinforcement.decisions import DecisionResult
-    from mem_core.reinforcement.views import PromotionsResult, ScoresResult
-    from mem_core.retrieval.api import RecallResult
+    from mem_core.retrieval.results import RecallResult
 
 __all__ = [
     "recall_skipped",
@@ -155,7 +155,7 @@ def reinforce(result: ReinforceResult) -> Iterator[str]:
     (a stored score without a numeric elo) raises :class:`MemError` with the
     message ``bmad-plus mem`` gives, after the lines before it — the update
     itself is already written, as with the reference."""
-    from mem_core.reinforcement.api import PROMOTION_MEAN, PROMOTION_MIN_UPDATES
+    from mem_core.api.reinforce import PROMOTION_MEAN, PROMOTION_MIN_UPDATES
 
     next_score = result.next
     yield f'mem reinforce: pattern "{result.pattern_id}"'
@@ -181,7 +181,7 @@ def reinforce(result: ReinforceResult) -> Iterator[str]:
 def js_to_fixed(value: Any, digits: int, expression: str) -> str:
     """``<expression>.toFixed(digits)`` on a value read from a file: a number is
     formatted; anything else fails with V8's message."""
-    from mem_core.reinforcement.api import UNDEFINED
+    from mem_core.api.reinforce import UNDEFINED
 
     if value is UNDEFINED or value is None:
         kind = "undefined" if value is UNDEFINED else "null"

@@ -22,18 +22,31 @@ if TYPE_CHECKING:
     #: marks a function as an implementation of a hook of :mod:`mem_core.hookspecs`
     hookimpl: pluggy.HookimplMarker
 
-    from mem_core.evidence.api import ObserveResult as ObserveResult
-    from mem_core.evidence.api import OutcomesResult as OutcomesResult
+    from mem_core.api.evidence import ObserveResult as ObserveResult
+    from mem_core.api.evidence import OutcomesResult as OutcomesResult
 
     # the names the module's __getattr__ loads on first use, for type checkers
-    from mem_core.evidence.api import observe as observe
-    from mem_core.evidence.api import outcomes as outcomes
+    from mem_core.api.evidence import observe as observe
+    from mem_core.api.evidence import outcomes as outcomes
+    from mem_core.api.memories import context_summary as context_summary
+    from mem_core.api.memories import expiring_memories as expiring_memories
+    from mem_core.api.memories import forget as forget
+    from mem_core.api.memories import list_memories as list_memories
+    from mem_core.api.memories import list_minds as list_minds
+    from mem_core.api.memories import memory_history as memory_history
+    from mem_core.api.memories import remember as remember
+    from mem_core.api.memories import restore as restore
+    from mem_core.api.memories import search_memories as search_memories
+    from mem_core.api.memories import verify as verify
+    from mem_core.api.recall import recall as recall
+    from mem_core.api.reinforce import ReinforceResult as ReinforceResult
+    from mem_core.api.reinforce import reinforce as reinforce
+    from mem_core.api.write import WriteResult as WriteResult
+    from mem_core.api.write import write as write
     from mem_core.humans.api import create_human as create_human
     from mem_core.humans.api import list_humans as list_humans
     from mem_core.humans.api import revoke_human as revoke_human
     from mem_core.humans.keys import HumanKey as HumanKey
-    from mem_core.journal.api import WriteResult as WriteResult
-    from mem_core.journal.api import write as write
     from mem_core.kernel import DEFAULT_PLUGINS as DEFAULT_PLUGINS
     from mem_core.kernel import Kernel as Kernel
     from mem_core.kernel import make_plugin_manager as make_plugin_manager
@@ -48,50 +61,37 @@ if TYPE_CHECKING:
     from mem_core.memories.results import RememberResult as RememberResult
     from mem_core.memories.results import RestoreResult as RestoreResult
     from mem_core.memories.results import VerifyResult as VerifyResult
-    from mem_core.memories.service import context_summary as context_summary
-    from mem_core.memories.service import expiring_memories as expiring_memories
-    from mem_core.memories.service import forget as forget
-    from mem_core.memories.service import list_memories as list_memories
-    from mem_core.memories.service import list_minds as list_minds
-    from mem_core.memories.service import memory_history as memory_history
-    from mem_core.memories.service import remember as remember
-    from mem_core.memories.service import restore as restore
-    from mem_core.memories.service import search_memories as search_memories
-    from mem_core.memories.service import verify as verify
-    from mem_core.reinforcement.api import ReinforceResult as ReinforceResult
-    from mem_core.reinforcement.api import reinforce as reinforce
-    from mem_core.retrieval.api import RecallResult as RecallResult
-    from mem_core.retrieval.api import recall as recall
+    from mem_core.retrieval.results import RecallResult as RecallResult
 
 __version__ = "0.2.0"
 
 #: public name -> module that defines it (loaded lazily)
 _LAZY = {
-    "recall": "mem_core.retrieval.api",
-    "RecallResult": "mem_core.retrieval.api",
-    "write": "mem_core.journal.api",
-    "WriteResult": "mem_core.journal.api",
+    "recall": "mem_core.api.recall",
+    "RecallResult": "mem_core.retrieval.results",
+    "write": "mem_core.api.write",
+    "WriteResult": "mem_core.api.write",
     "plugins_report": "mem_core.kernel.report",
     "PluginsReport": "mem_core.kernel.report",
-    "reinforce": "mem_core.reinforcement.api",
-    "ReinforceResult": "mem_core.reinforcement.api",
-    "observe": "mem_core.evidence.api",
-    "outcomes": "mem_core.evidence.api",
-    "ObserveResult": "mem_core.evidence.api",
-    "OutcomesResult": "mem_core.evidence.api",
+    "reinforce": "mem_core.api.reinforce",
+    "ReinforceResult": "mem_core.api.reinforce",
+    "observe": "mem_core.api.evidence",
+    "outcomes": "mem_core.api.evidence",
+    "ObserveResult": "mem_core.api.evidence",
+    "OutcomesResult": "mem_core.api.evidence",
     "Kernel": "mem_core.kernel",
     "make_plugin_manager": "mem_core.kernel",
     "DEFAULT_PLUGINS": "mem_core.kernel",
-    "remember": "mem_core.memories.service",
-    "list_memories": "mem_core.memories.service",
-    "search_memories": "mem_core.memories.service",
-    "expiring_memories": "mem_core.memories.service",
-    "forget": "mem_core.memories.service",
-    "verify": "mem_core.memories.service",
-    "context_summary": "mem_core.memories.service",
-    "memory_history": "mem_core.memories.service",
-    "restore": "mem_core.memories.service",
-    "list_minds": "mem_core.memories.service",
+    "remember": "mem_core.api.memories",
+    "list_memories": "mem_core.api.memories",
+    "search_memories": "mem_core.api.memories",
+    "expiring_memories": "mem_core.api.memories",
+    "forget": "mem_core.api.memories",
+    "verify": "mem_core.api.memories",
+    "context_summary": "mem_core.api.memories",
+    "memory_history": "mem_core.api.memories",
+    "restore": "mem_core.api.memories",
+    "list_minds": "mem_core.api.memories",
     "Memory": "mem_core.memories.results",
     "RememberResult": "mem_core.memories.results",
     "MemoriesResult": "mem_core.memories.results",

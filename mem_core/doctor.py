@@ -258,8 +258,8 @@ def _store_checks(project: str, relative: str, fix: bool, now: str) -> list[Chec
 
 
 def _scores_check(project: str) -> Check:
+    from mem_core.api.reinforce import read_scores
     from mem_core.files import MAX_BYTES, PATTERN_SCORES, safe_file
-    from mem_core.reinforcement.api import read_scores
 
     label = "pattern-scores.json"
     try:
@@ -290,7 +290,7 @@ def _orphans(project: str, older_than: float = ORPHAN_SECONDS) -> list[str]:
 
 
 def _backend_checks(settings: Settings, kernel: Kernel, fix: bool) -> list[Check]:
-    from mem_core.memories.backend import choose_store
+    from mem_core.api.backend import choose_store
     from mem_core.memories.records import project_store_dir
 
     directory = project_store_dir(settings.project)
@@ -329,7 +329,7 @@ def _backend_checks(settings: Settings, kernel: Kernel, fix: bool) -> list[Check
 def _archive_checks(project: str) -> list[Check]:
     """An interrupted ``mem archive``, its temporary files, and how close the
     outcome store (never archived) is to its limit."""
-    from mem_core.journal.archive import check
+    from mem_core.api.archive import check
 
     return [_store_row(row) for row in check(project)]
 
@@ -347,7 +347,7 @@ def _store_row(row: Any) -> Check:
 
 def _settings_checks(settings: Settings, kernel: Kernel) -> list[Check]:
     """Settings that make commands fail (a ranking no plugin registers …)."""
-    from mem_core.configure import setting_problems
+    from mem_core.api.configure import setting_problems
 
     problems = setting_problems(settings, kernel)
     return [Check("settings", ERROR, problem) for problem in problems] or [Check("settings", OK, "every value usable")]
@@ -418,7 +418,7 @@ def _plugin_checks(kernel: Kernel) -> list[Check]:
 
 
 def _adapter_checks(project: str, kernel: Kernel) -> list[Check]:
-    from mem_core.adapters.api import adapters_status
+    from mem_core.api.adapters import adapters_status
 
     try:
         report = adapters_status(project, kernel=kernel)
@@ -463,7 +463,7 @@ def doctor(directory: str | None = None, *, fix: bool = False, kernel: Kernel | 
     from mem_core.clock import now_iso
     from mem_core.files import JOURNAL, LOCK, MEMORY_DIR, OUTCOMES, PROMOTIONS, safe_file, writer_lock
     from mem_core.files import lock as lock_module
-    from mem_core.settings import resolve
+    from mem_core.kernel import resolve
 
     now = now_iso()
     kernel, settings = resolve(directory, kernel)

@@ -13,7 +13,7 @@ The kernel calls every hook through pluggy's relay with keyword arguments:
 an implementation names only the arguments it wants (``def
 mem_register_rankers():`` is fine), and a hook may gain arguments without
 breaking any plugin. ``context`` is a read-only
-:class:`~mem_core.kernel.PluginContext` (``settings``, ``project``,
+:class:`PluginContext` (``settings``, ``project``,
 ``version``).
 """
 
@@ -28,12 +28,35 @@ if TYPE_CHECKING:
 
     from mem_core.adapters.interfaces import Adapter
     from mem_core.evidence.interfaces import OutcomeVerifier
-    from mem_core.kernel import PluginContext
     from mem_core.memories.interfaces import MemoryStore
     from mem_core.reinforcement.interfaces import RewardSignal
     from mem_core.retrieval.interfaces import NoteSource, Ranker
+    from mem_core.settings import Settings
 
 hookspec = pluggy.HookspecMarker("mem")
+
+
+class PluginContext:
+    """What every hook receives as ``context``: the settings, the project and
+    the ``mem`` version, read-only."""
+
+    __slots__ = ("_settings", "_version")
+
+    def __init__(self, settings: Settings, version: str) -> None:
+        self._settings = settings
+        self._version = version
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @property
+    def project(self) -> str:
+        return self._settings.project
+
+    @property
+    def version(self) -> str:
+        return self._version
 
 
 @hookspec

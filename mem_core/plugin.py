@@ -36,8 +36,16 @@ if TYPE_CHECKING:
     # the names the module's __getattr__ loads on first use, for type checkers
     from mem_core.adapters.interfaces import Adapter as Adapter
     from mem_core.adapters.interfaces import Target as Target
-    from mem_core.brief.api import brief_state as brief_state
-    from mem_core.brief.api import write_brief as write_brief
+    from mem_core.api.backend import POSTGRES_MARKER as POSTGRES_MARKER
+    from mem_core.api.backend import SERVER_MARKER as SERVER_MARKER
+    from mem_core.api.backend import SQLITE_FILE as SQLITE_FILE
+    from mem_core.api.backend import postgres_store_at as postgres_store_at
+    from mem_core.api.backend import server_store_at as server_store_at
+    from mem_core.api.backend import sqlite_store_at as sqlite_store_at
+    from mem_core.api.brief import brief_state as brief_state
+    from mem_core.api.brief import write_brief as write_brief
+    from mem_core.api.evidence import required_text as required_text
+    from mem_core.api.trust import trust as _trust
     from mem_core.clock import parse_ms as parse_ms
     from mem_core.embeddings import BUILD_ENV as _BUILD_ENV
     from mem_core.embeddings import MISSING as _MISSING
@@ -47,7 +55,6 @@ if TYPE_CHECKING:
     from mem_core.embeddings.store import EmbeddingIndex as EmbeddingIndex
     from mem_core.embeddings.store import VectorTable as VectorTable
     from mem_core.embeddings.store import index_path as _index_path
-    from mem_core.evidence.api import required_text as required_text
     from mem_core.evidence.interfaces import OutcomeVerifier as OutcomeVerifier
     from mem_core.files import JOURNAL as JOURNAL
     from mem_core.files import SYMLINK as SYMLINK
@@ -60,12 +67,6 @@ if TYPE_CHECKING:
     from mem_core.files.markdown import NOTE_DIRS as NOTE_DIRS
     from mem_core.files.markdown import NOTE_FILES as NOTE_FILES
     from mem_core.files.markdown import split_sections as split_sections
-    from mem_core.journal.events import SignalsJSON as SignalsJSON
-    from mem_core.journal.events import decay as decay
-    from mem_core.journal.events import event_candidate as event_candidate
-    from mem_core.journal.events import event_fields as event_fields
-    from mem_core.journal.events import event_of_line as event_of_line
-    from mem_core.journal.events import event_text as event_text
     from mem_core.js.jsmath import js_log as js_log
     from mem_core.js.jsmath import js_pow as js_pow
     from mem_core.js.jsonfmt import JSONError as JSONError
@@ -91,12 +92,6 @@ if TYPE_CHECKING:
     from mem_core.js.values import UNDEFINED as UNDEFINED
     from mem_core.js.values import js_string as js_string
     from mem_core.js.values import truthy as truthy
-    from mem_core.memories.backend import POSTGRES_MARKER as POSTGRES_MARKER
-    from mem_core.memories.backend import SERVER_MARKER as SERVER_MARKER
-    from mem_core.memories.backend import SQLITE_FILE as SQLITE_FILE
-    from mem_core.memories.backend import postgres_store_at as postgres_store_at
-    from mem_core.memories.backend import server_store_at as server_store_at
-    from mem_core.memories.backend import sqlite_store_at as sqlite_store_at
     from mem_core.memories.interfaces import MemoryStore as MemoryStore
     from mem_core.memories.kinds import ACTIONS as _ACTIONS
     from mem_core.memories.kinds import CATEGORIES as _CATEGORIES
@@ -125,9 +120,6 @@ if TYPE_CHECKING:
     from mem_core.retrieval.analysis import search_words as search_words
     from mem_core.retrieval.analysis import stem as _stem
     from mem_core.retrieval.analysis import terms as _terms
-    from mem_core.retrieval.context import IndexedNote as IndexedNote
-    from mem_core.retrieval.context import RankContext as RankContext
-    from mem_core.retrieval.context import SourceContext as SourceContext
     from mem_core.retrieval.diskindex import LEXICAL as LEXICAL
     from mem_core.retrieval.diskindex import Analyzer as Analyzer
     from mem_core.retrieval.diskindex import Built as Built
@@ -137,24 +129,32 @@ if TYPE_CHECKING:
     from mem_core.retrieval.diskindex import IndexedSource as IndexedSource
     from mem_core.retrieval.diskindex import Indexer as Indexer
     from mem_core.retrieval.diskindex import LazyCandidate as LazyCandidate
+    from mem_core.retrieval.events import SignalsJSON as SignalsJSON
+    from mem_core.retrieval.events import decay as decay
+    from mem_core.retrieval.events import event_candidate as event_candidate
+    from mem_core.retrieval.events import event_fields as event_fields
+    from mem_core.retrieval.events import event_of_line as event_of_line
+    from mem_core.retrieval.events import event_text as event_text
     from mem_core.retrieval.index import OnSecondUse as OnSecondUse
     from mem_core.retrieval.index import TermIndex as TermIndex
     from mem_core.retrieval.indexers import JOURNAL_INDEXER as JOURNAL_INDEXER
     from mem_core.retrieval.indexers import NOTE_INDEXER as NOTE_INDEXER
     from mem_core.retrieval.indexers import note_of_blob as note_of_blob
-    from mem_core.retrieval.interfaces import Candidate as Candidate
-    from mem_core.retrieval.interfaces import CandidateBlock as CandidateBlock
-    from mem_core.retrieval.interfaces import Candidates as Candidates
+    from mem_core.retrieval.interfaces import IndexedNote as IndexedNote
     from mem_core.retrieval.interfaces import NoteSource as NoteSource
-    from mem_core.retrieval.interfaces import Query as Query
+    from mem_core.retrieval.interfaces import RankContext as RankContext
     from mem_core.retrieval.interfaces import Ranker as Ranker
-    from mem_core.retrieval.interfaces import Scored as Scored
-    from mem_core.retrieval.text import Terms as Terms
-    from mem_core.retrieval.text import query_tokens as query_tokens
-    from mem_core.retrieval.text import tokenize as tokenize
-    from mem_core.retrieval.trust import trust as _trust
+    from mem_core.retrieval.interfaces import SourceContext as SourceContext
+    from mem_core.retrieval.query import Candidate as Candidate
+    from mem_core.retrieval.query import CandidateBlock as CandidateBlock
+    from mem_core.retrieval.query import Candidates as Candidates
+    from mem_core.retrieval.query import Query as Query
+    from mem_core.retrieval.query import Scored as Scored
     from mem_core.settings import Settings as Settings
     from mem_core.settings import load_settings as load_settings
+    from mem_core.text import Terms as Terms
+    from mem_core.text import query_tokens as query_tokens
+    from mem_core.text import tokenize as tokenize
 
     # the names that differ from the defining module's (_ALIASES)
     MEMORY_FIELDS = _FIELDS
@@ -188,17 +188,17 @@ _NAMES = {
     # pluggy's marker of a hook implementation (importing pluggy on first use)
     "hookimpl": "mem_core",
     # recall: the query, candidates, scores, sources and rankers
-    "Query": "mem_core.retrieval.interfaces",
-    "Candidate": "mem_core.retrieval.interfaces",
-    "CandidateBlock": "mem_core.retrieval.interfaces",
-    "Candidates": "mem_core.retrieval.interfaces",
-    "Scored": "mem_core.retrieval.interfaces",
+    "Query": "mem_core.retrieval.query",
+    "Candidate": "mem_core.retrieval.query",
+    "CandidateBlock": "mem_core.retrieval.query",
+    "Candidates": "mem_core.retrieval.query",
+    "Scored": "mem_core.retrieval.query",
     "NoteSource": "mem_core.retrieval.interfaces",
     "Ranker": "mem_core.retrieval.interfaces",
-    "SourceContext": "mem_core.retrieval.context",
-    "RankContext": "mem_core.retrieval.context",
-    "tokenize": "mem_core.retrieval.text",
-    "Terms": "mem_core.retrieval.text",
+    "SourceContext": "mem_core.retrieval.interfaces",
+    "RankContext": "mem_core.retrieval.interfaces",
+    "tokenize": "mem_core.text",
+    "Terms": "mem_core.text",
     "TermIndex": "mem_core.retrieval.index",
     "OnSecondUse": "mem_core.retrieval.index",
     # the on-disk recall index (sources that index their files)
@@ -215,21 +215,21 @@ _NAMES = {
     "NOTE_INDEXER": "mem_core.retrieval.indexers",
     "note_of_blob": "mem_core.retrieval.indexers",
     # journal events as recall sees them (the journal source and the portfolio index)
-    "SignalsJSON": "mem_core.journal.events",
-    "event_text": "mem_core.journal.events",
-    "event_fields": "mem_core.journal.events",
-    "event_of_line": "mem_core.journal.events",
-    "event_candidate": "mem_core.journal.events",
-    "decay": "mem_core.journal.events",
-    "IndexedNote": "mem_core.retrieval.context",
-    "query_tokens": "mem_core.retrieval.text",
+    "SignalsJSON": "mem_core.retrieval.events",
+    "event_text": "mem_core.retrieval.events",
+    "event_fields": "mem_core.retrieval.events",
+    "event_of_line": "mem_core.retrieval.events",
+    "event_candidate": "mem_core.retrieval.events",
+    "decay": "mem_core.retrieval.events",
+    "IndexedNote": "mem_core.retrieval.interfaces",
+    "query_tokens": "mem_core.text",
     "search_terms": "mem_core.retrieval.analysis",
     "search_query_terms": "mem_core.retrieval.analysis",
     "fold_text": "mem_core.retrieval.analysis",
     "search_words": "mem_core.retrieval.analysis",
     "search_stem": "mem_core.retrieval.analysis",
     # what a result is worth as evidence (verified, receipt: accepted-current, unverified)
-    "trust_label": "mem_core.retrieval.trust",
+    "trust_label": "mem_core.api.trust",
     # local embeddings (the optional ``embeddings`` extra; the hybrid ranking)
     "embeddings_missing": "mem_core.embeddings",
     "EMBEDDINGS_MISSING": "mem_core.embeddings",
@@ -282,12 +282,12 @@ _NAMES = {
     "strict_equal": "mem_core.js.record",
     "digest": "mem_core.js.record",
     # the memory stores: where each built-in store's file is, the values a record's fields take, SQL made from them, signatures
-    "SQLITE_FILE": "mem_core.memories.backend",
-    "POSTGRES_MARKER": "mem_core.memories.backend",
-    "sqlite_store_at": "mem_core.memories.backend",
-    "postgres_store_at": "mem_core.memories.backend",
-    "SERVER_MARKER": "mem_core.memories.backend",
-    "server_store_at": "mem_core.memories.backend",
+    "SQLITE_FILE": "mem_core.api.backend",
+    "POSTGRES_MARKER": "mem_core.api.backend",
+    "sqlite_store_at": "mem_core.api.backend",
+    "postgres_store_at": "mem_core.api.backend",
+    "SERVER_MARKER": "mem_core.api.backend",
+    "server_store_at": "mem_core.api.backend",
     "MEMORY_CATEGORIES": "mem_core.memories.kinds",
     "MEMORY_PRIORITIES": "mem_core.memories.kinds",
     "MEMORY_SOURCES": "mem_core.memories.kinds",
@@ -313,14 +313,14 @@ _NAMES = {
     "hook_command": "mem_core.adapters.instructions",
     "instructions": "mem_core.adapters.instructions",
     "is_hook_command": "mem_core.adapters.instructions",
-    "brief_state": "mem_core.brief.api",
-    "write_brief": "mem_core.brief.api",
+    "brief_state": "mem_core.api.brief",
+    "write_brief": "mem_core.api.brief",
     # outcome verifiers: project paths checked component by component, JavaScript's JSON and values
     "SYMLINK": "mem_core.files",
     "check_components": "mem_core.files",
     "is_normalized_relative": "mem_core.files",
     "os_error_message": "mem_core.files",
-    "required_text": "mem_core.evidence.api",
+    "required_text": "mem_core.api.evidence",
     "JSTypeError": "mem_core.js.record",
     "js_is_integer": "mem_core.js.record",
     "js_opt": "mem_core.js.record",

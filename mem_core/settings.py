@@ -36,8 +36,6 @@ from mem_core.project import find_project
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from mem_core.kernel import Kernel
-
 T = TypeVar("T")
 
 __all__ = [
@@ -51,8 +49,6 @@ __all__ = [
     "parse_config_value",
     "Settings",
     "load_settings",
-    "resolve",
-    "project_settings",
     "user_config_path",
     "looks_like_secret",
     "default_value",
@@ -689,25 +685,6 @@ def debug_enabled() -> bool:
         return bool(load_settings().debug)
     except MemError:
         return os.environ.get("MEM_DEBUG") == "1"
-
-
-def project_settings(directory: str | None, kernel: Kernel | None) -> Settings:
-    """The settings of one API call on the project of ``directory``: the
-    given kernel's (re-read for another project), else read now."""
-    if kernel is None:
-        return load_settings(directory)
-    return kernel.settings.for_project(find_project(directory))
-
-
-def resolve(directory: str | None, kernel: Kernel | None) -> tuple[Kernel, Settings]:
-    """The kernel and the settings of one API call on the project of
-    ``directory``: a new kernel built from those settings when none is given."""
-    settings = project_settings(directory, kernel)
-    if kernel is None:
-        from mem_core.kernel import Kernel
-
-        kernel = Kernel(settings=settings)
-    return kernel, settings
 
 
 def parse_key(name: str, *, user: bool) -> Spec:

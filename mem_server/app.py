@@ -208,7 +208,7 @@ _REMEMBER_FIELDS = ("category", "key", "content", "tags", "priority", "confidenc
 
 
 def _remember(call: Call, category: str, key: str, mind: str, body: dict[str, Any]) -> Any:
-    from mem_core.memories.service import remember
+    from mem_core.api.memories import remember
 
     content = _string(body, "content", required=True)
     as_user = _bool(body, "asUser")
@@ -256,7 +256,7 @@ def put_memory(call: Call) -> Any:
 
 
 def delete_memory(call: Call) -> Any:
-    from mem_core.memories.service import forget
+    from mem_core.api.memories import forget
 
     memory = memory_at(call)
     signer = SessionHuman(call.human) if call.human is not None else None
@@ -267,7 +267,7 @@ def delete_memory(call: Call) -> Any:
 
 
 def verify_memory(call: Call) -> Any:
-    from mem_core.memories.service import verify
+    from mem_core.api.memories import verify
 
     memory = memory_at(call)
     at = _signed_at(call.body.get("signedAt"), call.now)
@@ -281,7 +281,7 @@ def verify_memory(call: Call) -> Any:
 
 
 def memory_history_route(call: Call) -> Any:
-    from mem_core.memories.service import memory_history
+    from mem_core.api.memories import memory_history
 
     memory = memory_at(call)
     return memory_history(
@@ -290,7 +290,7 @@ def memory_history_route(call: Call) -> Any:
 
 
 def _listing(call: Call, **options: Any) -> Any:
-    from mem_core.memories.service import list_memories
+    from mem_core.api.memories import list_memories
 
     found = list_memories(mind=call.mind(call.param("mind")), limit=call.param("limit"),
                           directory=call.server.config.project, kernel=call.server.kernel, now=call.now, **options)  # fmt: skip
@@ -322,7 +322,7 @@ def expiring_route(call: Call) -> Any:
 
 def memory_recall(call: Call) -> Any:
     """The plain-text context summary of a mind (the model's ``recall``)."""
-    from mem_core.memories.service import context_summary
+    from mem_core.api.memories import context_summary
 
     summary = context_summary(mind=call.mind(call.param("mind")), budget=call.param("budget"),
                               directory=call.server.config.project, kernel=call.server.kernel, now=call.now)  # fmt: skip
@@ -333,7 +333,7 @@ def memory_recall(call: Call) -> Any:
 
 
 def list_minds_route(call: Call) -> Any:
-    from mem_core.memories.service import list_minds
+    from mem_core.api.memories import list_minds
 
     counts = dict(list_minds(directory=call.server.config.project, kernel=call.server.kernel).minds)
     with call.server.db.transaction() as cursor:
@@ -374,7 +374,7 @@ def _signals(body: dict[str, Any]) -> dict[str, str]:
 
 
 def post_journal(call: Call) -> Any:
-    from mem_core.journal.api import write
+    from mem_core.api.write import write
 
     body = call.body
     agent = _string(body, "agent", limit=256)
@@ -393,7 +393,7 @@ def post_journal(call: Call) -> Any:
 
 
 def post_reinforce(call: Call) -> Any:
-    from mem_core.reinforcement.api import reinforce
+    from mem_core.api.reinforce import reinforce
 
     body = call.body
     pattern = _string(body, "pattern", required=True, limit=1024)
@@ -410,20 +410,20 @@ def post_reinforce(call: Call) -> Any:
 
 
 def get_scores(call: Call) -> Any:
-    from mem_core.reinforcement.api import read_scores
+    from mem_core.api.reinforce import read_scores
 
     return {"scores": read_scores(call.server.config.project)}
 
 
 def get_promotions(call: Call) -> Any:
-    from mem_core.reinforcement.api import read_promotions
+    from mem_core.api.reinforce import read_promotions
 
     return {"promotions": [p.model_dump(mode="json", by_alias=True) for p in
                            read_promotions(call.server.config.project)]}  # fmt: skip
 
 
 def decide_promotion(call: Call) -> Any:
-    from mem_core.reinforcement.decisions import decide
+    from mem_core.api.decisions import decide
 
     session = call.human
     assert session is not None
@@ -437,7 +437,7 @@ def decide_promotion(call: Call) -> Any:
 
 
 def get_recall(call: Call) -> Any:
-    from mem_core.retrieval.api import recall
+    from mem_core.api.recall import recall
 
     text = call.param("q")
     if not text:

@@ -31,7 +31,7 @@ def server_config(
     """The configuration of a server over the project of ``directory``:
     ``store`` ``sqlite`` or ``postgres`` (default: the project's ``store``
     setting), the DSN from the variable ``postgres_dsn_env`` names."""
-    from mem_core.settings import project_settings
+    from mem_core.kernel import project_settings
 
     settings = project_settings(directory, None)
     store = store or settings.store
@@ -109,7 +109,7 @@ def serve(config: ServerConfig, *, host: str, port: int, tls_cert: str | None, t
         raise MemError("this server trusts no human yet: run `mem serve init` at the server's terminal first")
     env_name = None
     if config.dsn:
-        from mem_core.settings import project_settings
+        from mem_core.kernel import project_settings
 
         env_name = project_settings(config.project, None).postgres_dsn_env
     os.environ["MEM_SERVE_CONFIG"] = json.dumps({

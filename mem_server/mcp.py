@@ -85,8 +85,8 @@ class ScopedTools(MemServer):
         ``category/key`` is looked up in the key's mind anyway)."""
         import re
 
+        from mem_core.api.memories import memory_history
         from mem_core.errors import MemError
-        from mem_core.memories.service import memory_history
 
         if not isinstance(ref, str) or not re.fullmatch(r"mem_[0-9a-f]{1,64}", ref):
             return

@@ -99,7 +99,7 @@ class Server:
     Nothing here is needed by another replica."""
 
     def __init__(self, config: ServerConfig) -> None:
-        from mem_core.settings import project_settings
+        from mem_core.kernel import project_settings
 
         self.config = config
         self.db = config.open_db()
@@ -116,7 +116,7 @@ class Server:
         routes open it as it is, so that no request (a refused one above
         all) is what creates it. A database that is down now is no reason
         not to start: the first write creates it then."""
-        from mem_core.memories.service import resolve_target
+        from mem_core.api.memories import resolve_target
 
         try:
             target = resolve_target(self.kernel, False, self.config.project, None)
@@ -165,7 +165,7 @@ class SessionHuman:
 def memory_at(call: Call) -> dict[str, Any]:
     """The current memory the path's id names, judged; 404 when there is
     none or (for an agent key) it is in another mind."""
-    from mem_core.memories.service import memory_history
+    from mem_core.api.memories import memory_history
 
     memory_id = call.path["id"]
     missing = Refused(404, f"No memory {memory_id[:80]} on this server.")
@@ -188,8 +188,8 @@ def _current(project: str, memory_id: str, mind: str, kernel: Any) -> dict[str, 
     """The memory as its row is now (the history keeps what was written;
     the row is what an edit in the database would change), judged by its
     signatures."""
+    from mem_core.api.memories import judge, resolve_target
     from mem_core.memories.results import memory_json
-    from mem_core.memories.service import judge, resolve_target
 
     target = resolve_target(kernel, False, project, mind)
     if not target.backend.exists(target.directory):

@@ -15,7 +15,7 @@ Content-Security-Policy allows none — so every action is a plain form.
   (403).
 * **Actions** call the ``mem_core`` functions the command line calls —
   ``verify``, ``remember`` then ``verify`` (edit), ``forget``,
-  :func:`~mem_core.reinforcement.decisions.decide` — with the server's humans
+  :func:`~mem_core.api.decisions.decide` — with the server's humans
   as the only trusted keys, and append to the audit log. A verification is
   the human key's own signature: the form asks its passphrase and the key on
   the server's host signs (as ``mem verify`` does); where that key is not on
@@ -101,10 +101,10 @@ def warm() -> None:
     """What a replica does once, when it starts, so that no page request
     pays for it: compile every template (Jinja2 keeps them for the process)
     and import what the pages read with (the records' pydantic models)."""
-    import mem_core.evidence.api  # noqa: F401
-    import mem_core.memories.service  # noqa: F401
+    import mem_core.api.evidence  # noqa: F401
+    import mem_core.api.memories  # noqa: F401
+    import mem_core.api.views  # noqa: F401
     import mem_core.reinforcement.models  # noqa: F401
-    import mem_core.reinforcement.views  # noqa: F401
 
     env = environment()
     for name in (*TEMPLATES, "base.html", "_memory.html"):
@@ -190,7 +190,7 @@ def _same_origin(request: Request) -> None:
 
 
 def _minds(server: Server) -> list[str]:
-    from mem_core.memories.service import list_minds
+    from mem_core.api.memories import list_minds
 
     names = {name for name, _count in list_minds(directory=server.config.project, kernel=server.kernel).minds}
     return sorted(names | {server.default_mind})
@@ -198,7 +198,7 @@ def _minds(server: Server) -> list[str]:
 
 def _memories(server: Server, now: str, **filters: Any) -> list[dict[str, Any]]:
     """Every mind's memories the filters select, judged, as JSON objects."""
-    from mem_core.memories.service import list_memories
+    from mem_core.api.memories import list_memories
 
     found: list[dict[str, Any]] = []
     for mind in _minds(server):
@@ -219,7 +219,7 @@ def _stored_by(server: Server) -> dict[str, str]:
 def _journal(project: str) -> list[dict[str, Any]]:
     from mem_core.files import JOURNAL
     from mem_core.files.io import read_file_bytes
-    from mem_core.journal.events import event_of_line
+    from mem_core.retrieval.events import event_of_line
 
     data = read_file_bytes(project, JOURNAL, missing=True) or b""
     events = []
@@ -238,8 +238,8 @@ def _text(value: Any) -> str:
 def queue_data(server: Server, now: str) -> dict[str, Any]:
     """The review queue: unverified memories newest first, proposed
     promotions with their evidence, receipts that are no longer evidence."""
-    from mem_core.evidence.api import inspect_outcomes
-    from mem_core.reinforcement.views import proposed_promotions
+    from mem_core.api.evidence import inspect_outcomes
+    from mem_core.api.views import proposed_promotions
 
     project = server.config.project
     memories = _memories(server, now, verified=False, include_expired=True)
@@ -290,8 +290,8 @@ def _points(server: Server) -> dict[str, list[tuple[str, float, float]]]:
     import json
     import math
 
+    from mem_core.api.reinforce import read_pattern_scores, read_promotions
     from mem_core.js.numbers import js_to_number
-    from mem_core.reinforcement.api import read_pattern_scores, read_promotions
 
     def number(value: Any) -> float | None:
         n = js_to_number(value)
@@ -422,7 +422,7 @@ def review_routes(server: Server) -> list[Route]:
         return render("charts.html", human=who, csrf=who.csrf, patterns=patterns)
 
     def receipts(request: Request, who: HumanSession, now: str) -> Response:
-        from mem_core.evidence.api import inspect_outcomes
+        from mem_core.api.evidence import inspect_outcomes
 
         groups: dict[str, list[dict[str, Any]]] = {}
         for receipt in inspect_outcomes(server.config.project, kernel=server.kernel):
@@ -457,7 +457,7 @@ def review_routes(server: Server) -> list[Route]:
                       soon=soon)  # fmt: skip
 
     def search(request: Request, who: HumanSession, now: str) -> Response:
-        from mem_core.retrieval.api import recall
+        from mem_core.api.recall import recall
 
         text = request.query_params.get("q", "")[:1000]
         results: list[dict[str, Any]] = []
@@ -467,7 +467,7 @@ def review_routes(server: Server) -> list[Route]:
         return render("search.html", human=who, csrf=who.csrf, q=text, results=results)
 
     def memory(request: Request, who: HumanSession, now: str) -> Response:
-        from mem_core.memories.service import memory_history
+        from mem_core.api.memories import memory_history
 
         found = _memory(server, request.path_params["id"])
         history = memory_history(found["id"], mind=found["mind_id"], directory=server.config.project,
@@ -478,7 +478,7 @@ def review_routes(server: Server) -> list[Route]:
     # -- actions
 
     def verify(request: Request, who: HumanSession, fields: dict[str, str], now: str) -> str:
-        from mem_core.memories.service import verify as run
+        from mem_core.api.memories import verify as run
 
         found = _memory(server, request.path_params["id"])
         key = _unlock(who, fields.get("passphrase", ""))
@@ -489,8 +489,8 @@ def review_routes(server: Server) -> list[Route]:
         return _back(fields, "verified")
 
     def edit(request: Request, who: HumanSession, fields: dict[str, str], now: str) -> str:
-        from mem_core.memories.service import remember
-        from mem_core.memories.service import verify as run
+        from mem_core.api.memories import remember
+        from mem_core.api.memories import verify as run
 
         found = _memory(server, request.path_params["id"])
         key = _unlock(who, fields.get("passphrase", ""))  # before anything changes
@@ -506,7 +506,7 @@ def review_routes(server: Server) -> list[Route]:
         return _back(fields, "edited")
 
     def forget(request: Request, who: HumanSession, fields: dict[str, str], now: str) -> str:
-        from mem_core.memories.service import forget as run
+        from mem_core.api.memories import forget as run
 
         found = _memory(server, request.path_params["id"])
         run(found["id"], mind=found["mind_id"], signer=SessionHuman(who), interactive=False,  # type: ignore[arg-type]
@@ -515,7 +515,7 @@ def review_routes(server: Server) -> list[Route]:
         return _back(fields, "forgotten", detail=False)
 
     def decide(request: Request, who: HumanSession, fields: dict[str, str], now: str) -> str:
-        from mem_core.reinforcement.decisions import decide as run
+        from mem_core.api.decisions import decide as run
 
         decision = fields.get("decision", "")
         done = run(request.path_params["id"][:64], decision, fields.get("reason"), directory=server.config.project,

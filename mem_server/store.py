@@ -190,7 +190,7 @@ def _timestamp(args: dict[str, Any], name: str) -> str:
 
 
 def _record(args: dict[str, Any], name: str = "record") -> dict[str, Any]:
-    from mem_core.memories.transfer import check_record
+    from mem_core.api.transfer import check_record
 
     try:
         return check_record(args.get(name), f"store argument {name}")
@@ -206,20 +206,20 @@ def _human_only(call: Call, what: str) -> None:
 def _stated(call: Call, store: MemoryStore, current: dict[str, Any]) -> bool:
     """Whether a human stated or confirmed ``current``, as the server's trust
     list judges its signatures (or as its columns say)."""
-    from mem_core.memories.service import judge
+    from mem_core.api.memories import judge
 
     judged = judge(store, [current], call.server.config.project)[0]
     return bool(current["source"] == "user" or current["verified"] or judged["source"] == "user" or judged["verified"])
 
 
 def _judged_source(call: Call, store: MemoryStore, current: dict[str, Any]) -> str:
-    from mem_core.memories.service import judge
+    from mem_core.api.memories import judge
 
     return str(judge(store, [current], call.server.config.project)[0]["source"])
 
 
 def _write(call: Call, store: MemoryStore, op: str, args: dict[str, Any], touched: set[str]) -> None:
-    from mem_core.memories.service import stated_by_human
+    from mem_core.api.memories import stated_by_human
 
     agent = call.agent
     if op in ("insert", "update"):
@@ -269,7 +269,7 @@ def _write(call: Call, store: MemoryStore, op: str, args: dict[str, Any], touche
             _human_only(call, "remove a memory's signatures without changing it")
         store.drop_signatures(memory_id)
     elif op == "add_signature":
-        from mem_core.memories.transfer import check_signature_row
+        from mem_core.api.transfer import check_signature_row
 
         _human_only(call, "sign a memory (verify, or store as the user)")
         row = args.get("signature")
@@ -344,7 +344,7 @@ def _replay(call: Call, store: MemoryStore, steps: list[dict[str, Any]]) -> None
 
 
 def _open(call: Call) -> Any:
-    from mem_core.memories.service import resolve_target
+    from mem_core.api.memories import resolve_target
 
     target = resolve_target(call.server.kernel, False, call.server.config.project, None)
     return target.backend.open(target.directory, create=True)

@@ -223,8 +223,8 @@ def write_memories(project: Path, every: list[Section], now: str, store: str = "
     """The sections as structured memories of ``project``, in one
     transaction through the ``store`` backend; returns memory key → section
     id."""
+    from mem_core.kernel import resolve
     from mem_core.memories.records import FIELDS, project_store_dir
-    from mem_core.settings import resolve
 
     kernel, _ = resolve(str(project), None)
     backend = kernel.stores.get(store)

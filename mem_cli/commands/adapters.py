@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def list_(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_cli import render
-    from mem_core.adapters.api import list_adapters
+    from mem_core.api.adapters import list_adapters
 
     report = list_adapters(values["directory"], scope=values["scope"], kernel=kernel)
     output.show(report, values["json"], render.adapters_list)
@@ -26,7 +26,7 @@ def list_(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings |
 
 def install(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_cli import render
-    from mem_core.adapters.api import install_adapters
+    from mem_core.api.adapters import install_adapters
 
     result = install_adapters(
         values["directory"],
@@ -42,7 +42,7 @@ def install(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings
 
 def remove(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_cli import render
-    from mem_core.adapters.api import remove_adapters
+    from mem_core.api.adapters import remove_adapters
 
     result = remove_adapters(
         values["directory"], values["names"], scope=values["scope"], dry_run=values["dry_run"], kernel=kernel
@@ -52,7 +52,7 @@ def remove(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings 
 
 def status(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_cli import render
-    from mem_core.adapters.api import adapters_status
+    from mem_core.api.adapters import adapters_status
 
     report = adapters_status(values["directory"], scope=values["scope"], kernel=kernel)
     output.show(report, values["json"], render.adapters_status)

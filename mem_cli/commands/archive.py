@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_core.journal.archive import archive
+    from mem_core.api.archive import archive
 
     result = archive(store=values["store"], keep=values["keep"], directory=values["directory"], kernel=kernel)
     if values["json"]:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_core.brief.api import brief, write_brief
+    from mem_core.api.brief import brief, write_brief
 
     call = write_brief if values["write"] else brief
     result = call(directory=values["directory"], budget=values["budget"], kernel=kernel)

@@ -19,13 +19,13 @@ if TYPE_CHECKING:
 
 
 def _shown(value: Any) -> str:
-    from mem_core.configure import toml_value
+    from mem_core.api.configure import toml_value
 
     return "(none)" if value is None else toml_value(value)
 
 
 def show(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_core.configure import config_report
+    from mem_core.api.configure import config_report
 
     report = config_report(values["directory"])
     if values["json"]:
@@ -41,7 +41,7 @@ def show(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | 
 
 
 def set_(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_core.configure import set_config
+    from mem_core.api.configure import set_config
 
     result = set_config(
         values["key"], values["value"], user=values["user"], directory=values["directory"], kernel=kernel
@@ -53,7 +53,7 @@ def set_(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | 
 
 
 def unset(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_core.configure import unset_config
+    from mem_core.api.configure import unset_config
 
     result = unset_config(values["key"], user=values["user"], directory=values["directory"])
     if values["json"]:

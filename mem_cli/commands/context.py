@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_cli import render
-    from mem_core.memories.service import context_summary
+    from mem_core.api.memories import context_summary
 
     result = context_summary(
         mind=values["mind"],

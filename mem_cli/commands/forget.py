@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 def _load() -> tuple[Any, Any]:
     from mem_cli import render
-    from mem_core.memories.service import forget
+    from mem_core.api.memories import forget
 
     return forget, render.forget
 

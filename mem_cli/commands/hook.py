@@ -49,7 +49,7 @@ def run_fast(args: Sequence[str]) -> int:
         else:
             problem = problem or f"unexpected argument {item!r}"
     if problem is not None or event is None:
-        from mem_core.hooks.log import log_line
+        from mem_core.files.hookslog import log_line
 
         log_line(None, "hook", problem or "missing the event (session-start | prompt-submit | session-end)")
         return 0

@@ -21,7 +21,7 @@ def _listed(items: list[str]) -> str:
 
 
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_core.configure import init_project
+    from mem_core.api.configure import init_project
 
     result = init_project(values["directory"], adapters=values["adapters"], kernel=kernel)
     if values["json"]:

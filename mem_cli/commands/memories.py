@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_core.memories.service import list_memories
+    from mem_core.api.memories import list_memories
 
     result = list_memories(
         category=values["category"],
@@ -44,7 +44,7 @@ def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | N
 
 def history(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_cli import render
-    from mem_core.memories.service import memory_history
+    from mem_core.api.memories import memory_history
 
     result = memory_history(
         values["ref"], mind=values["mind"], user=values["user"], directory=values["directory"], kernel=kernel
@@ -54,7 +54,7 @@ def history(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings
 
 def restore(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_cli import render
-    from mem_core.memories.service import restore
+    from mem_core.api.memories import restore
 
     result = restore(
         values["ref"],
@@ -69,7 +69,7 @@ def restore(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings
 
 def export(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_cli import render
-    from mem_core.memories.transfer import export_memories
+    from mem_core.api.transfer import export_memories
 
     to = values["to"]
     result = export_memories(
@@ -84,7 +84,7 @@ def export(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings 
 
 def import_(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_cli import render
-    from mem_core.memories.transfer import import_memories
+    from mem_core.api.transfer import import_memories
 
     source = values["source"]
     result = import_memories(
@@ -95,7 +95,7 @@ def import_(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings
 
 def migrate(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_cli import render
-    from mem_core.memories.transfer import migrate_store
+    from mem_core.api.transfer import migrate_store
 
     result = migrate_store(values["to"], user=values["user"], directory=values["directory"], kernel=kernel)
     output.show(result, values["json"], render.migrated)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_cli import render
-    from mem_core.memories.service import list_minds
+    from mem_core.api.memories import list_minds
 
     result = list_minds(user=values["user"], directory=values["directory"], kernel=kernel)
     output.show(result, values["json"], render.minds)

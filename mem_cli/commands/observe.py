@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_core.evidence.api import observe
+    from mem_core.api.evidence import observe
 
     result = observe(values["input"], directory=values["directory"], kernel=kernel)
     if values["json"]:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_core.evidence.api import outcomes
+    from mem_core.api.evidence import outcomes
 
     result = outcomes(directory=values["directory"], kernel=kernel)
     if values["json"]:

@@ -164,7 +164,7 @@ def proposals(values: Mapping[str, Any], kernel: Kernel | None, settings: Settin
     directory = values["directory"]
     json = values["json"]
     from mem_cli.render import portfolio_proposals
-    from mem_core.portfolio.proposals import brain_proposals
+    from mem_core.api.proposals import brain_proposals
 
     result = brain_proposals(directory)
     for item in result["skipped"]:

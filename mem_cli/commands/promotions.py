@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_cli import render
-    from mem_core.reinforcement.views import proposed_promotions
+    from mem_core.api.views import proposed_promotions
 
     result = proposed_promotions(values["directory"])
     output.show(result, values["json"], render.promotions)
@@ -31,7 +31,7 @@ def _decision(name: str, verb: str) -> Command:
 
     def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
         from mem_cli import render
-        from mem_core.reinforcement.decisions import decide
+        from mem_core.api.decisions import decide
 
         result = decide(
             values["promotion_id"], name, values["reason"], human=values["human"], directory=values["directory"]

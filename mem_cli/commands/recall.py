@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_cli import render
-    from mem_core.retrieval.api import recall
+    from mem_core.api.recall import recall
 
     result = recall(
         " ".join(values["query"] or []),

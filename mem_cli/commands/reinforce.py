@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     """Text lines are printed one by one, as the reference prints them: when a
     stored score cannot be formatted, the lines before it are already out."""
-    from mem_core.reinforcement.api import reinforce
+    from mem_core.api.reinforce import reinforce
 
     result = reinforce(
         values["pattern"],

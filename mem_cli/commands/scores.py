@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
     from mem_cli import render
-    from mem_core.reinforcement.views import pattern_scores
+    from mem_core.api.views import pattern_scores
 
     result = pattern_scores(values["directory"])
     output.show(result, values["json"], render.scores)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_core.journal.api import write
+    from mem_core.api.write import write
 
     result = write(
         agent=values["agent"],

@@ -4,7 +4,7 @@ receipt it appends to ``.bmad/memory/outcomes.ndjson`` (docs/contract.md §5).
 The bytes of a receipt come from :mod:`mem_core.js.jsonfmt` in the exact key order
 of :meth:`Receipt.record`; its ``id`` is the sha256 of the compact JSON of the
 receipt without ``id``. Receipts written by other tools are *read* as plain
-JSON values (:func:`mem_core.evidence.api.read_receipts`): their extra keys and
+JSON values (:func:`mem_core.api.evidence.read_receipts`): their extra keys and
 their key order are part of what their id hashes, so nothing here rewrites
 them. Imported by ``mem observe`` only (pydantic stays off the recall path).
 """

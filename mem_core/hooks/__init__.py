@@ -8,8 +8,10 @@
 * :mod:`~mem_core.hooks.prompt` — the recall for a prompt, above a relevance
   floor, within a budget;
 * :mod:`~mem_core.hooks.session` — the first prompt of a session, for its
-  journal event;
-* :mod:`~mem_core.hooks.log` — the bounded hooks log.
+  journal event.
+
+What a hook that fails open says goes to the bounded hooks log
+(:mod:`mem_core.files.hookslog`), which a brief refresh writes too.
 
 Nothing is imported here: import the module you need.
 """

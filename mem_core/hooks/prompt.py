@@ -23,14 +23,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mem_core.brief.api import shown
+from mem_core.api.brief import shown
+from mem_core.api.trust import backed_notes, trust
 from mem_core.brief.budget import Fitted, Section, fit
-from mem_core.retrieval.text import tokenize
-from mem_core.retrieval.trust import backed_notes, trust
+from mem_core.text import tokenize
 
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
-    from mem_core.retrieval.interfaces import Scored
+    from mem_core.retrieval.query import Scored
     from mem_core.settings import Settings
 
 __all__ = ["STOPWORDS", "MAX_WORDS", "ECHO", "prompt_query", "PromptContext", "prompt_context", "hook_floor"]
@@ -170,8 +170,8 @@ def prompt_context(
     results scoring at least ``floor`` (default: :func:`hook_floor`), echo
     events left out, best first, at most :data:`RESULTS`, fitted into
     ``budget`` tokens."""
-    from mem_core.retrieval.api import recall
-    from mem_core.settings import resolve
+    from mem_core.api.recall import recall
+    from mem_core.kernel import resolve
 
     kernel, settings = resolve(project, kernel)
     if ranking is None:

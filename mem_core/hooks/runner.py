@@ -4,7 +4,7 @@ stdin, print what it expects (docs/brief.md).
 Hooks **fail open**. Whatever goes wrong — an unknown event or assistant,
 garbage on stdin, no project, a locked or broken store, an unreadable note,
 a slow plugin — the hook exits 0 with nothing on stdout and appends one line
-to the hooks log (:mod:`mem_core.hooks.log`). A watchdog thread ends the
+to the hooks log (:mod:`mem_core.files.hookslog`). A watchdog thread ends the
 process (exit 0, nothing printed) once the ``hook_timeout`` setting (1 s by
 default) has passed since the hook started, so a slow store cannot hold a
 prompt; the output is written only after the work is done, in one piece,
@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from mem_core.errors import MemError
+from mem_core.files.hookslog import log_line
 from mem_core.hooks.formats import (
     PROMPT_SUBMIT,
     SESSION_END,
@@ -37,7 +38,6 @@ from mem_core.hooks.formats import (
     render,
     user_prompt,
 )
-from mem_core.hooks.log import log_line
 
 if TYPE_CHECKING:
     from typing import Any, BinaryIO
@@ -191,7 +191,7 @@ def _work(hook: _Hook, data: dict[str, Any], watchdog: Watchdog) -> str:
     kernel = Kernel(settings=settings)
     session = _string(data, "session_id", "sessionId", "conversation_id")
     if hook.event == SESSION_START:
-        from mem_core.brief.api import brief
+        from mem_core.api.brief import brief
 
         result = brief(directory=root, kernel=kernel)
         if result.skipped:
@@ -219,9 +219,9 @@ def _work(hook: _Hook, data: dict[str, Any], watchdog: Watchdog) -> str:
     state = claim_session(root, session)
     if state is None or not isinstance(state.get("first_prompt"), str):
         return ""
+    from mem_core.api.write import write
     from mem_core.hooks.prompt import ECHO
-    from mem_core.journal.api import write
-    from mem_core.retrieval.text import one_line
+    from mem_core.text import one_line
 
     task = one_line(state["first_prompt"])
     write(agent=hook.assistant, cli=hook.assistant, task=task, directory=root, kernel=kernel, via=ECHO)

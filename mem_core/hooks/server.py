@@ -36,7 +36,7 @@ def serve_hybrid(project: str, kernel: Kernel) -> Service | None:
     the model is loaded, and only when it ranks fast enough:
     :data:`SERVE_WITHIN`)."""
     from mem_core.embeddings import missing
-    from mem_core.settings import resolve
+    from mem_core.kernel import resolve
 
     if resolve(project, kernel)[1].get("recall_ranking") != "hybrid" or missing():
         return None
@@ -49,7 +49,7 @@ class Service:
     """The listener of one project in this process (``mem mcp``)."""
 
     def __init__(self, project: str, kernel: Kernel) -> None:
-        from mem_core.settings import resolve
+        from mem_core.kernel import resolve
 
         self.project = project
         self.kernel = kernel
@@ -111,7 +111,7 @@ class Service:
         How long a ranking takes depends on the prompt: on the 2 MB corpus
         of benchmarks/run.py the general question ranked within 50 ms and
         a question in the journal's own words took about 110 ms."""
-        from mem_core.retrieval.api import recall
+        from mem_core.api.recall import recall
 
         general = "which conventions does this project follow for its tests and releases?"
         found = recall(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mem_core.kernel.kernel import Kernel, PluginContext, get_kernel
+from mem_core.kernel.kernel import Kernel, get_kernel, project_settings, resolve
 from mem_core.kernel.registry import Registry
 
 if TYPE_CHECKING:
@@ -21,11 +21,12 @@ __all__ = [
     "DEFAULT_PLUGINS",
     "ENTRY_POINT_GROUP",
     "Kernel",
-    "PluginContext",
     "PluginInfo",
     "Registry",
     "get_kernel",
     "make_plugin_manager",
+    "project_settings",
+    "resolve",
 ]
 
 

@@ -31,35 +31,13 @@ if TYPE_CHECKING:
     from mem_core.adapters.interfaces import Adapter
     from mem_core.evidence.interfaces import OutcomeVerifier
     from mem_core.files.cache import FileCache
+    from mem_core.hookspecs import PluginContext
     from mem_core.memories.interfaces import MemoryStore
     from mem_core.reinforcement.interfaces import RewardSignal
     from mem_core.retrieval.interfaces import NoteSource, Ranker
     from mem_core.settings import Settings
 
-__all__ = ["Kernel", "PluginContext", "get_kernel"]
-
-
-class PluginContext:
-    """What every hook receives as ``context``: the settings, the project and
-    the ``mem`` version, read-only."""
-
-    __slots__ = ("_settings", "_version")
-
-    def __init__(self, settings: Settings, version: str) -> None:
-        self._settings = settings
-        self._version = version
-
-    @property
-    def settings(self) -> Settings:
-        return self._settings
-
-    @property
-    def project(self) -> str:
-        return self._settings.project
-
-    @property
-    def version(self) -> str:
-        return self._version
+__all__ = ["Kernel", "get_kernel", "project_settings", "resolve"]
 
 
 def _base(kind: str) -> type:
@@ -166,6 +144,7 @@ class Kernel:
 
     def context(self) -> PluginContext:
         from mem_core import __version__
+        from mem_core.hookspecs import PluginContext
 
         return PluginContext(self.settings, __version__)
 
@@ -384,3 +363,24 @@ def _as_list(result: Any) -> list[Any]:
 def get_kernel(kernel: Kernel | None) -> Kernel:
     """The kernel to use: the one given, or a fresh one."""
     return kernel if kernel is not None else Kernel()
+
+
+def project_settings(directory: str | None, kernel: Kernel | None) -> Settings:
+    """The settings of one API call on the project of ``directory``: the
+    given kernel's (re-read for another project), else read now."""
+    if kernel is None:
+        from mem_core.settings import load_settings
+
+        return load_settings(directory)
+    from mem_core.project import find_project
+
+    return kernel.settings.for_project(find_project(directory))
+
+
+def resolve(directory: str | None, kernel: Kernel | None) -> tuple[Kernel, Settings]:
+    """The kernel and the settings of one API call on the project of
+    ``directory``: a new kernel built from those settings when none is given."""
+    settings = project_settings(directory, kernel)
+    if kernel is None:
+        kernel = Kernel(settings=settings)
+    return kernel, settings

@@ -315,7 +315,7 @@ def _context(ctx: ToolContext, args: dict[str, Any]) -> Any:
 
 
 def _brief(ctx: ToolContext, args: dict[str, Any]) -> Any:
-    from mem_core.brief.api import brief
+    from mem_core.api.brief import brief
 
     return brief(directory=ctx.project, budget=args.get("budget"), kernel=ctx.kernel)
 

@@ -27,7 +27,7 @@ class MemoryStore(ABC):
     str, ``verified`` a bool, ``confidence`` a float, ``expires_at`` a
     timestamp or ``None``; every timestamp ``YYYY-MM-DDTHH:MM:SS.mmmZ``). It
     returns records in that same shape. It does not validate them and does not
-    apply the trust rules: :mod:`mem_core.memories.service` does both before calling it.
+    apply the trust rules: :mod:`mem_core.api.memories` does both before calling it.
 
     One store lives in one *directory* (the project's ``.bmad/memory/`` or the
     user-level data directory); a server backend maps the directory to its own

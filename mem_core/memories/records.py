@@ -10,7 +10,7 @@ order (:data:`FIELDS`)::
      "mind_id": "default", "created_at": "…Z", "updated_at": "…Z"}
 
 Backends (:class:`~mem_core.plugin.MemoryStore`) take and return such
-records; :mod:`mem_core.memories.service` validates input into them and wraps them
+records; :mod:`mem_core.api.memories` validates input into them and wraps them
 in its results (:mod:`mem_core.memories.results`). This module imports nothing heavy (no
 pydantic, no sqlite3): the recall source uses it on the start-up path.
 """
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from mem_core.files import MEMORY_DIR
 from mem_core.memories.kinds import PRIORITIES
-from mem_core.retrieval.text import tokenize
+from mem_core.text import tokenize
 
 if TYPE_CHECKING:
     from typing import Any

@@ -112,7 +112,7 @@ class Memory(PlainResult):
 
 
 class RememberResult(PlainResult):
-    """What :func:`~mem_core.memories.service.remember` did. JSON: ``{"memory", "created"}``."""
+    """What :func:`~mem_core.api.memories.remember` did. JSON: ``{"memory", "created"}``."""
 
     __slots__ = ("memory", "created", "changed", "store")
 
@@ -162,7 +162,7 @@ class MemoriesResult(PlainResult):
 
 
 class ForgetResult(PlainResult):
-    """The memory :func:`~mem_core.memories.service.forget` removed. JSON: ``{"forgotten"}``."""
+    """The memory :func:`~mem_core.api.memories.forget` removed. JSON: ``{"forgotten"}``."""
 
     __slots__ = ("memory", "store")
 
@@ -175,7 +175,7 @@ class ForgetResult(PlainResult):
 
 
 class VerifyResult(PlainResult):
-    """The memory after :func:`~mem_core.memories.service.verify`. JSON:
+    """The memory after :func:`~mem_core.api.memories.verify`. JSON:
     ``{"memory", "changed"}`` (``changed`` false: it was verified already)."""
 
     __slots__ = ("memory", "changed", "store")
@@ -323,7 +323,7 @@ class HistoryResult(PlainResult):
 
 
 class RestoreResult(PlainResult):
-    """The memory after :func:`~mem_core.memories.service.restore`. JSON:
+    """The memory after :func:`~mem_core.api.memories.restore`. JSON:
     ``{"memory", "restored", "changed"}`` (``restored``: the version brought
     back; ``changed`` false: the memory held that version's values already)."""
 
@@ -353,7 +353,7 @@ class MindsResult(PlainResult):
 
 
 class ExportResult(PlainResult):
-    """What :func:`~mem_core.memories.transfer.export_memories` wrote. JSON:
+    """What :func:`~mem_core.api.transfer.export_memories` wrote. JSON:
     ``{"exported", "forgotten", "history", "signatures", "file"}``; ``text``
     is the export itself."""
 
@@ -381,7 +381,7 @@ class ExportResult(PlainResult):
 
 
 class ImportResult(PlainResult):
-    """What :func:`~mem_core.memories.transfer.import_memories` did. JSON:
+    """What :func:`~mem_core.api.transfer.import_memories` did. JSON:
     ``{"imported", "forgotten", "already", "different", "signatures",
     "unverified", "store", "location"}``: ``already`` — ids the store knew,
     left as they are (``different``: how many of them differ from the file);
@@ -417,7 +417,7 @@ class ImportResult(PlainResult):
 
 
 class MigrateResult(PlainResult):
-    """What :func:`~mem_core.memories.transfer.migrate_store` did. JSON:
+    """What :func:`~mem_core.api.transfer.migrate_store` did. JSON:
     ``{"from", "to", "memories", "forgotten", "history", "signatures",
     "digest", "unverified", "config", "source", "target", "delete"}``
     (``delete``: what the old store is, for the person to remove when they no

@@ -2,7 +2,7 @@
 (option text as typed, or a Python value) checked and normalised, or refused
 with an exact one-line ``MemError`` before any store is opened.
 
-The service (:mod:`mem_core.memories.service`) calls these on what the
+The service (:mod:`mem_core.api.memories`) calls these on what the
 command line, the MCP server and Python callers hand it: the one place each
 rule is written.
 """
@@ -253,7 +253,7 @@ def parse_search(value: str) -> list[str]:
 def parse_limit(value: str | int | None) -> int | None:
     """``--limit``: a whole number >= 0 as JavaScript reads numbers (``3``,
     ``3.0``, ``0x3``, `` 3 ``); empty: 8 (recall's default); ``None``: no
-    limit. The same answers as :func:`mem_core.retrieval.api.parse_limit`
+    limit. The same answers as :func:`mem_core.api.recall.parse_limit`
     (a test holds them alike), without importing the recall kernel."""
     import math
 

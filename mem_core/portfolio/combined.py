@@ -26,7 +26,7 @@ An optimisation, never a second truth: delete it and nothing is lost.
   index is rebuilt (written to new files, then the manifest replaced
   atomically; a concurrent reader keeps the version it opened).
 * **Exactness**: consecutive fresh units become one
-  :class:`~mem_core.retrieval.interfaces.CandidateBlock` whose candidates are
+  :class:`~mem_core.retrieval.query.CandidateBlock` whose candidates are
   made as the ``journal`` and ``notes`` sources make them; positions follow
   portfolio order, so scores and ties are those of the per-project path.
 """
@@ -64,13 +64,13 @@ from mem_core.retrieval.diskindex import (
     settled,
 )
 from mem_core.retrieval.index import TermIndex
-from mem_core.retrieval.interfaces import Candidate, CandidateBlock
+from mem_core.retrieval.query import Candidate, CandidateBlock
 from mem_core.settings import PROJECT_CONFIG
 
 if TYPE_CHECKING:
     from typing import Any
 
-    from mem_core.retrieval.interfaces import Query
+    from mem_core.retrieval.query import Query
 
 __all__ = ["PortfolioIndex", "Changed", "portfolio_dir", "REBUILD_SHARE"]
 
@@ -632,7 +632,7 @@ class PortfolioIndex:
         return make
 
     def _event_maker(self) -> Callable[[int], Candidate]:
-        from mem_core.journal.events import SignalsJSON, event_candidate, event_fields, event_of_line
+        from mem_core.retrieval.events import SignalsJSON, event_candidate, event_fields, event_of_line
 
         source = self._sources["journal"]
         roots = self._manifest.files["root"]

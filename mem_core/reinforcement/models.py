@@ -1,7 +1,7 @@
 """Records of ``mem reinforce``: the pattern score and the promotion proposal.
 
 One pydantic model per on-disk record kind: :func:`read_pattern_scores` and
-:func:`read_promotions` (in :mod:`mem_core.reinforcement.api`) validate what they
+:func:`read_promotions` (in :mod:`mem_core.api.reinforce`) validate what they
 read with them, and :class:`ProposedPromotion` is the exact schema of what
 ``mem reinforce`` appends (the test suite validates every line it writes).
 Bytes always come from :mod:`mem_core.js.jsonfmt`, in the key order

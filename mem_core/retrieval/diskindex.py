@@ -62,8 +62,8 @@ from mem_core.files.io import GREW, MAX_BYTES, NOT_REGULAR, NOT_UTF8, open_regul
 from mem_core.files.paths import os_error_message, safe_file
 from mem_core.files.usercache import cache_base, name_key, root_key
 from mem_core.retrieval.index import TermIndex
-from mem_core.retrieval.interfaces import Candidate
-from mem_core.retrieval.text import Terms
+from mem_core.retrieval.query import Candidate
+from mem_core.text import Terms
 
 if TYPE_CHECKING:
     from typing import Any

@@ -4,7 +4,7 @@ kernel's file cache (:meth:`SourceContext.cached`):
 * :class:`TermIndex` — the :class:`Terms` of a list of texts and, per
   token, which texts hold it (and how often), so that a source honours
   ``query.match_tokens`` and a ranker scores without visiting every text
-  (:class:`~mem_core.retrieval.interfaces.CandidateBlock`);
+  (:class:`~mem_core.retrieval.query.CandidateBlock`);
 * :class:`OnSecondUse` — builds such an index only when a cached file is
   used a second time: a one-shot ``mem recall`` reads each file once and
   pays nothing for an index it would never use again.
@@ -20,7 +20,7 @@ import _thread  # threading's locks without importing threading (start-up)
 from collections.abc import Callable, Iterable, Sequence
 from typing import Generic, TypeVar
 
-from mem_core.retrieval.text import Terms
+from mem_core.text import Terms
 
 __all__ = ["TermIndex", "OnSecondUse"]
 

@@ -7,9 +7,9 @@ document is the same whichever of them indexed it."""
 from __future__ import annotations
 
 from mem_core.files.markdown import split_sections
-from mem_core.journal.events import SignalsJSON, event_ms, event_text
 from mem_core.js.strings import js_trim
 from mem_core.retrieval.diskindex import Built, Doc, Indexer
+from mem_core.retrieval.events import SignalsJSON, event_ms, event_text
 
 __all__ = ["JOURNAL_INDEXER", "NOTE_INDEXER", "note_blob", "note_of_blob"]
 
@@ -18,7 +18,7 @@ class JournalIndexer(Indexer):
     """The journal: one document per event line, with the line's byte
     offset and length (read back for a result) and the event's time in
     milliseconds when it does not depend on the local time zone (else NaN:
-    parsed from the event when weighed, :func:`~mem_core.journal.events.event_ms`).
+    parsed from the event when weighed, :func:`~mem_core.retrieval.events.event_ms`).
 
     Only a journal whose every non-blank line is one JSON value on its own
     is indexed: then the reference's whole-file parse and a parse line by

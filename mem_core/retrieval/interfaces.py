@@ -1,5 +1,7 @@
-"""The recall plugin interface: the query, candidates, scores, and the two
-kinds of recall plugins (:class:`NoteSource`, :class:`Ranker`).
+"""The recall plugin interface: the two kinds of recall plugins
+(:class:`NoteSource`, :class:`Ranker`) and what each is given besides the
+query (:class:`SourceContext`, :class:`RankContext`); the query, candidates
+and scores they pass are in :mod:`mem_core.retrieval.query`.
 
 A recall runs in four steps, each owned by a plugin or the kernel:
 
@@ -16,346 +18,25 @@ Kept free of heavy imports: this module is on the start-up path of ``recall``.
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from mem_core.errors import MemError
+
 if TYPE_CHECKING:
-    from typing import Any, ClassVar
+    from typing import Any, ClassVar, TypeVar
 
-    from mem_core.retrieval.context import RankContext, SourceContext
-    from mem_core.retrieval.index import TermIndex
-    from mem_core.retrieval.text import Terms
+    from mem_core.embeddings.store import VectorTable
+    from mem_core.memories.interfaces import MemoryStore
+    from mem_core.retrieval.diskindex import IndexedSource, Indexer
+    from mem_core.retrieval.query import Candidate, CandidateBlock, Query, Scored
+    from mem_core.settings import Settings
 
-__all__ = ["Query", "Candidate", "CandidateBlock", "Candidates", "Scored", "NoteSource", "Ranker"]
+    T = TypeVar("T")
 
-
-class _Frozen:
-    """Slots set once in ``__init__``; plugins can read them, never change them."""
-
-    __slots__ = ()
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"{type(self).__name__} is read-only")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is read-only")
-
-
-class Query(_Frozen):
-    """One ``recall`` question, as every source and the ranker see it (read-only).
-
-    ``tokens`` are the query's unique words (docs/contract.md §1), ``now`` the
-    invocation's clock (``now_ms`` the same instant in milliseconds, ``None``
-    when it cannot be parsed), ``context_scope`` the project paths the question
-    is about (evidence ranking), or ``None``.
-
-    ``match_tokens`` is set when the ranker drops every candidate that shares no
-    word with the query (:attr:`Ranker.needs_query_match`): a source may then
-    leave out, without building it, a candidate none of whose tokens is one of
-    these (in particular one whose lower-cased scored text contains none of
-    them). ``analyzer`` is the ranker's :attr:`Ranker.index_analyzer`.
-    ``strict`` is set when the ranker wants
-    unsafe files to be errors (:attr:`Ranker.strict_sources`) rather than
-    skipped and reported.
-
-    ``sentence`` is the question as the person wrote it, for rankers that
-    read meaning rather than words (``hybrid``'s embeddings); it is ``text``
-    unless the caller made ``text`` of its words (the prompt hook drops a
-    prompt's common words for ``bm25``, the model reads the whole prompt).
-
-    ``leave_out_via``: journal events whose ``via`` is one of these are no
-    candidates at all — not ranked, not counted in a ranker's statistics
-    (a block skips them, :class:`CandidateBlock`). The prompt hook leaves out
-    what the session-end hook wrote: the echo of a past prompt would
-    otherwise outrank, or out-normalise, the note that prompt was about.
-    """
-
-    __slots__ = (
-        "project",
-        "text",
-        "tokens",
-        "scope",
-        "portfolio",
-        "limit",
-        "ranking",
-        "context_scope",
-        "now",
-        "now_ms",
-        "strict",
-        "match_tokens",
-        "analyzer",
-        "leave_out_via",
-        "sentence",
-    )
-
-    project: str
-    text: str
-    tokens: tuple[str, ...]
-    scope: str
-    portfolio: str | None
-    limit: int
-    ranking: str
-    context_scope: tuple[str, ...] | None
-    now: str
-    now_ms: float | None
-    strict: bool
-    match_tokens: tuple[str, ...] | None
-    analyzer: Any
-    leave_out_via: frozenset[str]
-    sentence: str
-
-    def __init__(
-        self,
-        project: str,
-        text: str,
-        tokens: Iterable[str],
-        *,
-        scope: str = "project",
-        portfolio: str | None = None,
-        limit: int = 8,
-        ranking: str = "lexical",
-        context_scope: Iterable[str] | None = None,
-        now: str = "",
-        now_ms: float | None = None,
-        strict: bool = False,
-        match_tokens: Iterable[str] | None = None,
-        analyzer: Any = None,
-        leave_out_via: Iterable[str] = (),
-        sentence: str | None = None,
-    ) -> None:
-        put = object.__setattr__
-        put(self, "project", project)
-        put(self, "text", text)
-        put(self, "tokens", tuple(tokens))
-        put(self, "scope", scope)
-        put(self, "portfolio", portfolio)
-        put(self, "limit", limit)
-        put(self, "ranking", ranking)
-        put(self, "context_scope", None if context_scope is None else tuple(context_scope))
-        put(self, "now", now)
-        put(self, "now_ms", now_ms)
-        put(self, "strict", strict)
-        put(self, "match_tokens", None if match_tokens is None else tuple(match_tokens))
-        put(self, "analyzer", analyzer)
-        put(self, "leave_out_via", frozenset(leave_out_via))
-        put(self, "sentence", text if sentence is None else sentence)
-
-    def replace(self, **changes: Any) -> Query:
-        """A copy with some fields changed (``query.replace(limit=100)``)."""
-        values = {name: getattr(self, name) for name in self.__slots__}
-        values.update(changes)
-        project, text, tokens = values.pop("project"), values.pop("text"), values.pop("tokens")
-        return Query(project, text, tokens, **values)
-
-    def __repr__(self) -> str:
-        return f"Query({self.text!r}, project={self.project!r}, ranking={self.ranking!r})"
-
-
-class Candidate(_Frozen):
-    """One thing recall may return (read-only).
-
-    ``scored_text`` is what a ranker scores; ``fields`` are the result's JSON
-    keys after ``score``, in output order (``kind``, ``source``, … ``text``);
-    ``weight`` multiplies a positive score (journal decay, for instance): a
-    number, or a function of no arguments returning a number in [0, 1], called
-    only when a ranker needs it (see :meth:`weigh`). ``terms``, when given,
-    are the tokens of ``scored_text`` counted (:class:`Terms`, built with
-    ``Terms.of(scored_text)``): a source that keeps candidates between
-    recalls gives them so that rankers need not tokenize the text again.
-
-    Example::
-
-        Candidate("Cache contract\\nPreserve zero values.",
-                  {"kind": "note", "source": "lessons.md", "ref": "Cache contract",
-                   "text": "Cache contract Preserve zero values."})
-    """
-
-    __slots__ = ("scored_text", "fields", "weight", "terms")
-
-    scored_text: str
-    fields: Mapping[str, Any]
-    weight: float | Callable[[], float]
-    terms: Terms | None
-
-    def __init__(
-        self,
-        scored_text: str,
-        fields: Mapping[str, Any],
-        weight: float | Callable[[], float] = 1.0,
-        terms: Terms | None = None,
-    ) -> None:
-        put = object.__setattr__
-        put(self, "scored_text", scored_text)
-        put(self, "fields", fields)
-        put(self, "weight", weight)
-        put(self, "terms", terms)
-
-    @classmethod
-    def note(cls, heading: str, text: str, *, source: str, source_file: str, terms: bool = False) -> Candidate:
-        """A Markdown section as recall shows it (docs/contract.md §2): scored on
-        ``heading + "\\n" + text``; ``source`` is the file's name,
-        ``source_file`` its project-relative path; ``terms``: count its
-        tokens now (for a candidate kept between recalls)."""
-        from mem_core.js.strings import js_trim
-
-        scored = heading + "\n" + text
-        return cls(
-            scored,
-            {"kind": "note", "source": source, "sourceFile": source_file, "ref": heading, "text": js_trim(scored)},
-            1.0,
-            _terms_of(scored) if terms else None,
-        )
-
-    @property
-    def kind(self) -> str:
-        return self.fields["kind"]  # type: ignore[no-any-return]
-
-    def weigh(self) -> float:
-        """The candidate's weight as a number (calls a lazy weight)."""
-        weight = self.weight
-        if weight.__class__ is float or weight.__class__ is int:
-            return weight  # type: ignore[return-value]
-        return weight()  # type: ignore[operator,no-any-return]
-
-    def __repr__(self) -> str:
-        return f"Candidate({self.scored_text[:40]!r}, fields={dict(self.fields)!r})"
-
-
-def _terms_of(text: str) -> Terms:
-    from mem_core.retrieval.text import Terms
-
-    return Terms.of(text)
-
-
-class CandidateBlock:
-    """Many candidates of one source at once, yielded by
-    :meth:`NoteSource.candidates` in their place: the candidates at the
-    positions of a :class:`~mem_core.retrieval.index.TermIndex` (all of
-    them, or — ``tokens`` given — those holding one of ``tokens``), in
-    position order, made by ``make(position)`` only when asked for.
-
-    A ranker that knows blocks scores from ``index`` without making a
-    candidate it will not return (the lexical ranker does); to any other
-    ranker a block is just its candidates, in order (:class:`Candidates`).
-    ``make`` must return candidates whose ``terms`` are ``index.terms`` at
-    that position (or none); each is made once per block. ``unit_weight``:
-    every candidate of the block weighs exactly 1 (Markdown sections), so a
-    ranker may keep only the block's own best ``limit`` texts. ``skip``: the
-    positions that are no candidates (:attr:`Query.leave_out_via`): not in
-    :meth:`positions`, and a ranker scoring from ``index`` must leave them
-    out of what it returns (the index still holds them).
-    """
-
-    __slots__ = ("index", "tokens", "unit_weight", "skip", "_make", "_made")
-
-    def __init__(
-        self,
-        index: TermIndex,
-        make: Callable[[int], Candidate],
-        *,
-        tokens: Sequence[str] | None = None,
-        unit_weight: bool = False,
-        skip: Collection[int] = frozenset(),
-    ) -> None:
-        self.index = index
-        self.tokens = None if tokens is None else tuple(tokens)
-        self.unit_weight = unit_weight
-        self.skip = frozenset(skip)
-        self._make = make
-        self._made: dict[int, Candidate] = {}
-
-    def positions(self) -> Sequence[int]:
-        """The index positions of the block's candidates, ascending."""
-        found = range(len(self.index)) if self.tokens is None else self.index.positions(self.tokens)
-        if self.skip:
-            return [position for position in found if position not in self.skip]
-        return found
-
-    def covers(self, tokens: Sequence[str]) -> bool:
-        """Whether every text of the index holding one of ``tokens`` is in the block."""
-        return self.tokens is None or set(tokens) <= set(self.tokens)
-
-    def candidate(self, position: int) -> Candidate:
-        """The candidate at ``position`` of the index (made once)."""
-        made = self._made.get(position)
-        if made is None:
-            made = self._made[position] = self._make(position)
-        return made
-
-    def __iter__(self) -> Iterator[Candidate]:
-        return map(self.candidate, self.positions())
-
-    def __repr__(self) -> str:
-        return f"CandidateBlock({len(self.index)} texts, tokens={self.tokens!r})"
-
-
-class Candidates(Sequence[Candidate]):
-    """What a ranker is given: every candidate of the recall, in tie order
-    (sources by ``order``, each in its own order), as a read-only sequence.
-
-    :meth:`parts` shows how the sources gave them: lists of candidates and
-    :class:`CandidateBlock` objects, so that a ranker can score a block from
-    its index; used as a plain sequence, the blocks' candidates are made.
-    """
-
-    __slots__ = ("_parts", "_flat")
-
-    def __init__(self, parts: Iterable[Sequence[Candidate] | CandidateBlock]) -> None:
-        self._parts = tuple(parts)
-        self._flat: list[Candidate] | None = None
-
-    def parts(self) -> tuple[Sequence[Candidate] | CandidateBlock, ...]:
-        return self._parts
-
-    def _all(self) -> list[Candidate]:
-        flat = self._flat
-        if flat is None:
-            flat = self._flat = [candidate for part in self._parts for candidate in part]
-        return flat
-
-    def __len__(self) -> int:
-        return len(self._all())
-
-    def __getitem__(self, index):  # type: ignore[no-untyped-def,override]
-        return self._all()[index]
-
-    def __iter__(self) -> Iterator[Candidate]:
-        return iter(self._all())
-
-    def __repr__(self) -> str:
-        return f"Candidates({self._parts!r})"
-
-
-class Scored(_Frozen):
-    """A ranker's verdict on one candidate: its ``score`` and, optionally,
-    ``extra`` result fields placed after the candidate's own (the evidence
-    ranker's ``evidence``)."""
-
-    __slots__ = ("candidate", "score", "extra")
-
-    candidate: Candidate
-    score: float
-    extra: Mapping[str, Any] | None
-
-    def __init__(self, candidate: Candidate, score: float, extra: Mapping[str, Any] | None = None) -> None:
-        object.__setattr__(self, "candidate", candidate)
-        object.__setattr__(self, "score", score)
-        object.__setattr__(self, "extra", extra)
-
-    @property
-    def fields(self) -> Mapping[str, Any]:
-        return self.candidate.fields
-
-    def to_json(self) -> dict[str, Any]:
-        """The result as ``recall --json`` prints it: ``score`` first."""
-        data = {"score": self.score, **self.candidate.fields}
-        if self.extra:
-            data.update(self.extra)
-        return data
-
-    def __repr__(self) -> str:
-        return f"Scored({self.score!r}, {self.candidate!r})"
+__all__ = ["NoteSource", "Ranker", "SourceContext", "RankContext", "IndexedNote"]
 
 
 class NoteSource(ABC):
@@ -457,3 +138,202 @@ class Ranker(ABC):
     @abstractmethod
     def rank(self, query: Query, candidates: Sequence[Candidate], context: RankContext) -> list[Scored]:
         """The candidates worth returning, scored, best first."""
+
+
+def _split_note(markdown: str, shown: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    from mem_core.files.markdown import split_sections
+
+    return shown, tuple(split_sections(markdown))
+
+
+class SourceContext(ABC):
+    """Given to :meth:`NoteSource.candidates` for one recall.
+
+    What needs the kernel (its file cache, its stores) is abstract here and
+    given by the kernel's own context (:mod:`mem_core.api.context`), so that
+    this interface stays below the kernel that imports it."""
+
+    __slots__ = ("_query", "_settings", "_skipped", "_read", "_index_dir")
+
+    def __init__(self, query: Query, settings: Settings, *, index_dir: str | None = None) -> None:
+        self._query = query
+        self._settings = settings
+        self._skipped: list[dict[str, str]] = []
+        self._read: set[str] = set()
+        #: where the on-disk recall index is, when this recall uses it
+        self._index_dir = index_dir
+
+    @property
+    def settings(self) -> Settings:
+        """The project's settings (read-only)."""
+        return self._settings
+
+    @property
+    def skipped(self) -> list[dict[str, str]]:
+        """What was skipped so far (a copy): ``{"path", "reason"}`` each."""
+        return [dict(item) for item in self._skipped]
+
+    def skip(self, path: str, reason: str) -> None:
+        """Report that ``path`` (project-relative, as shown to the user) was
+        left out of this recall, and why; recall prints it and goes on."""
+        self._skipped.append({"path": path, "reason": reason})
+
+    def first_read(self, path: str) -> bool:
+        """True the first time an absolute ``path`` is named in this recall, so
+        that a file reached by two sources is read once."""
+        path = os.path.normpath(path)
+        if path in self._read:
+            return False
+        self._read.add(path)
+        return True
+
+    def read_text(self, root: str, relative: str, *, shown_as: str | None = None) -> str | None:
+        """The text of ``root/relative`` under the store's safety rules
+        (project-relative, no symbolic link on the way, a regular file of at
+        most 2 MiB of valid UTF-8); ``None`` when it does not exist.
+
+        An unsafe file raises ``MemError`` when the query is strict; otherwise
+        it is reported with :meth:`skip` (as ``shown_as``, default
+        ``relative``) and ``None`` is returned.
+        """
+        from mem_core.files import read_text
+
+        try:
+            return read_text(root, relative, missing=True)
+        except MemError as exc:
+            if self._query.strict:
+                raise
+            self.skip(shown_as or relative, exc.message)
+            return None
+
+    @abstractmethod
+    def cached(
+        self, root: str, relative: str, build: Callable[..., T], *args: Hashable, shown_as: str | None = None
+    ) -> T | None:
+        """What ``build(text, *args)`` made of the text of ``root/relative``,
+        kept by the kernel for as long as the file is unchanged (its path,
+        size, ``mtime_ns``, ``ctime_ns``, inode and device; see
+        :mod:`mem_core.files.cache`), so that a long-lived server re-reads
+        only what changed. The safety rules, and what an unsafe file does,
+        are those of :meth:`read_text`, checked on every call.
+
+        ``build`` is part of the cache key: pass a module-level function or
+        class, and hashable ``args``. What it returns is shared by every
+        later recall: it must never change afterwards (a source yields
+        read-only candidates from it; the kernel hands the caller copies of
+        the results' fields).
+        """
+
+    def indexed(self, root: str, relative: str, indexer: Indexer) -> IndexedSource | None:
+        """``root/relative`` from the on-disk recall index
+        (:mod:`mem_core.retrieval.diskindex`), validated against the file
+        as it is now (indexed now if needed), when this recall uses the
+        index and the ranker scores from one: in its own analysis
+        (:attr:`Query.analyzer`), or in the tokens of docs/contract.md §1 when it
+        drops what shares no word with the query. ``None`` otherwise, and
+        when the file is missing, unsafe or cannot be indexed exactly: the
+        source then reads it as usual (which reports an unsafe file)."""
+        analyzer = self._query.analyzer
+        if self._index_dir is None or (analyzer is None and self._query.match_tokens is None):
+            return None
+        from mem_core.retrieval.diskindex import LEXICAL, open_indexed
+
+        try:
+            return open_indexed(self._index_dir, root, relative, indexer, analyzer or LEXICAL)
+        except (MemError, OSError):
+            return None
+
+    def note(
+        self, root: str, relative: str, build: Callable[[str, str], T], *, indexer: Indexer | None = None
+    ) -> T | IndexedNote | None:
+        """The Markdown note ``root/relative`` as ``build(text, shown)``
+        made it, through :meth:`cached` (``shown``: the file's path relative
+        to the project, as results and skips show it). ``None`` when it does
+        not exist, is skipped, or was already read in this recall.
+
+        As ``bmad-plus mem`` does, a strict query passes over a dangling
+        symbolic link silently; otherwise it is reported as unsafe.
+        """
+        path = os.path.normpath(os.path.join(root, relative))
+        exists = os.path.exists(path) if self._query.strict else os.path.lexists(path)
+        if not exists or not self.first_read(path):
+            return None
+        shown = os.path.relpath(path, self._query.project).replace(os.sep, "/")
+        if indexer is not None:
+            indexed = self.indexed(root, relative, indexer)
+            if indexed is not None:
+                return IndexedNote(indexed, shown)
+        return self.cached(root, relative, build, shown, shown_as=shown)
+
+    def sections(self, root: str, relative: str) -> tuple[str, list[tuple[str, str]]] | None:
+        """The Markdown note ``root/relative`` as ``(path, sections)``: its
+        path relative to the project (as results and skips show it) and its
+        ``(heading, text)`` sections, split at ``### `` headings; read with
+        :meth:`note`. ``None`` when it does not exist, is skipped, or was
+        already read in this recall."""
+        note = self.note(root, relative, _split_note)
+        return None if note is None else (note[0], list(note[1]))  # type: ignore[index]
+
+    @abstractmethod
+    def memory_store_absent(self) -> bool:
+        """Whether the project provably holds no structured-memory store,
+        learnt without importing a store plugin (only the built-in stores
+        are registered, and neither's file is there:
+        :func:`mem_core.api.backend.store_absent`). ``False`` says
+        nothing: ask :meth:`memory_store`."""
+
+    @abstractmethod
+    def memory_store(self) -> type[MemoryStore]:
+        """The structured-memory backend class the project uses (settings and
+        the registered stores decide; raises ``MemError`` when it cannot be
+        used)."""
+
+
+class IndexedNote:
+    """A note file served from the on-disk recall index: ``source`` (its
+    documents) and ``shown`` (its project-relative path)."""
+
+    __slots__ = ("source", "shown")
+
+    def __init__(self, source: IndexedSource, shown: str) -> None:
+        self.source = source
+        self.shown = shown
+
+
+class RankContext(ABC):
+    """Given to :meth:`Ranker.rank` for one recall: the services a ranker
+    may ask the kernel for (given by the kernel's own context,
+    :mod:`mem_core.api.context`)."""
+
+    __slots__ = ()
+
+    @property
+    @abstractmethod
+    def settings(self) -> Settings:
+        """The kernel's settings (read-only)."""
+
+    @abstractmethod
+    def ranker(self, name: str) -> Ranker:
+        """Another registered ranker, to build on (the evidence ranker scores
+        with ``lexical``); ``MemError`` naming why when it is not available."""
+
+    @abstractmethod
+    def memory_vectors(self) -> VectorTable | None:
+        """Where the project's structured-memory store keeps the embedding
+        vectors of its memories (:meth:`MemoryStore.vector_table`), for the
+        ``hybrid`` ranking; ``None`` when they stay in the user cache: the
+        store keeps none, there is no store (or it cannot be used), or this
+        recall ranks several projects' memories together (``--scope all``)."""
+
+    @abstractmethod
+    def backed_notes(self) -> set[tuple[str, str, str]]:
+        """(file, heading, text hash) of the project's note sections that an
+        eligible receipt backs today, for :func:`mem_core.api.trust.trust`
+        (nothing read when the project has no receipts)."""
+
+    @abstractmethod
+    def receipts(self, context_scope: Any) -> list[dict[str, Any]]:
+        """Every evidence receipt of the project, re-checked now by its outcome
+        verifier, with ``eligible`` and ``reason`` (docs/contract.md §6, §7);
+        ``context_scope`` (the query's, or ``None``) is validated first and
+        receipts outside it are ``outside-query-scope``."""

@@ -27,7 +27,7 @@ Trust: a structured memory a human verified and a note section an
 eligible receipt backs today score ×(1 + ``recall_trust_weight``) (0.1 by
 default; 0 ranks by relevance alone), and every result says which it is in
 ``trust``: ``verified``, ``receipt: accepted-current`` or ``unverified``
-(:mod:`mem_core.retrieval.trust`).
+(:mod:`mem_core.api.trust`).
 
 A first build that would make a command wait: when more than
 :data:`FOREGROUND` texts lack a vector and stderr is not a terminal (an

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-#: where ``mem archive`` puts the oldest lines (mem_core.journal.archive.ARCHIVE_DIR)
+#: where ``mem archive`` puts the oldest lines (mem_core.api.archive.ARCHIVE_DIR)
 ARCHIVE_DIR = ".bmad/memory/archive"
 
 

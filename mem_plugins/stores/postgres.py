@@ -54,7 +54,7 @@ default — never in a config file. Its password is never shown:
   newer ``mem`` is refused, untouched. Needs PostgreSQL 12 or later.
 
 Opening a store whose schema is current takes one query after connecting;
-storing a memory takes the lock, the reads of :mod:`mem_core.memories.service` and
+storing a memory takes the lock, the reads of :mod:`mem_core.api.memories` and
 one statement.
 """
 

@@ -44,7 +44,7 @@ def write_files(root: Path, files: dict[str, str]) -> None:
 
 
 class Adapters:
-    """``install``/``remove``/``status`` of :mod:`mem_core.adapters.api` on
+    """``install``/``remove``/``status`` of :mod:`mem_core.api.adapters` on
     one project and one HOME, with a fresh kernel of the default plugins."""
 
     def __init__(self, project: Path, home: Path) -> None:
@@ -60,7 +60,7 @@ class Adapters:
     def install(self, *names: str, scope: str = "project", **options: Any):
         """Writing the command ``mem`` unless told (tests/adapters/test_adapter_command.py
         tests the default)."""
-        from mem_core.adapters.api import install_adapters
+        from mem_core.api.adapters import install_adapters
 
         options.setdefault("command", "mem")
         return install_adapters(
@@ -68,14 +68,14 @@ class Adapters:
         )
 
     def remove(self, *names: str, scope: str = "project", **options: Any):
-        from mem_core.adapters.api import remove_adapters
+        from mem_core.api.adapters import remove_adapters
 
         return remove_adapters(
             str(self.project), list(names), scope=scope, home=str(self.home), kernel=self.kernel, **options
         )
 
     def status(self, scope: str = "project"):
-        from mem_core.adapters.api import adapters_status
+        from mem_core.api.adapters import adapters_status
 
         rows = adapters_status(str(self.project), scope=scope, home=str(self.home), kernel=self.kernel).rows
         return {row["name"]: row for row in rows}

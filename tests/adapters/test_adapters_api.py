@@ -84,7 +84,7 @@ def test_unknown_names_and_scopes_are_refused(adapters) -> None:
 
 
 def test_detection_follows_config_dirs_and_programs(adapters, tmp_path: Path, monkeypatch, put) -> None:
-    from mem_core.adapters.api import list_adapters
+    from mem_core.api.adapters import list_adapters
 
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
 
@@ -105,7 +105,7 @@ def test_detection_follows_config_dirs_and_programs(adapters, tmp_path: Path, mo
 
 
 def test_list_shows_every_adapter_and_the_files_it_would_touch(adapters) -> None:
-    from mem_core.adapters.api import list_adapters
+    from mem_core.api.adapters import list_adapters
 
     report = list_adapters(str(adapters.project), home=str(adapters.home), kernel=adapters.kernel).to_json()
     rows = {row["name"]: row for row in report["adapters"]}

@@ -1,6 +1,6 @@
 """The light path of ``mem remember``, ``mem memories`` and ``mem context``
 (their declarations run by mem_cli.main without typer, on
-mem_core.memories.service): the same bytes as the typer path for
+mem_core.api.memories): the same bytes as the typer path for
 every line, typer for every line it does not own, plugins still honoured,
 and the light start-up it exists for."""
 
@@ -94,7 +94,7 @@ LINES: list[list[str]] = [
 def _ids(monkeypatch: pytest.MonkeyPatch) -> None:
     """Memory ids from a counter: both runs get the same ones."""
     counter = iter(range(1, 10**6))
-    monkeypatch.setattr("mem_core.memories.service.os.urandom", lambda n: next(counter).to_bytes(n, "big"))
+    monkeypatch.setattr("mem_core.api.memories.os.urandom", lambda n: next(counter).to_bytes(n, "big"))
 
 
 def _run_all(mem: Any, project: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, str, str]]:
@@ -210,10 +210,10 @@ def test_what_the_fast_path_does_not_import(tmp_path: Path) -> None:
 
 
 def test_the_copies_agree_with_their_originals() -> None:
-    from mem_core.memories import backend
+    from mem_core.api import backend
+    from mem_core.api.recall import parse_limit
     from mem_core.memories.kinds import BACKENDS
     from mem_core.memories.validate import parse_limit as parse_count
-    from mem_core.retrieval.api import parse_limit
     from mem_core.settings import default_value
     from mem_plugins.stores import postgres, server, sqlite
 

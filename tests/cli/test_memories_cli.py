@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from mem_core.memories import service
+from mem_core.api import memories as service
 from tests.conftest import NOW
 from tests.core.test_memories_context import EXPECTED, MIND, store_set
 from tests.humans import signer_for

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mem_core.memories import service
+from mem_core.api import memories as service
 from tests.conftest import NOW
 
 pytestmark = pytest.mark.slow
@@ -28,7 +28,7 @@ SHARED_EVERY = 10
 #: the one shared key; exit code = number of failures
 WORKER = """
 import sys
-from mem_core.memories.service import remember
+from mem_core.api.memories import remember
 from mem_core.kernel import Kernel
 
 worker, project, start, stores, every = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])

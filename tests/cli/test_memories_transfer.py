@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from mem_core.api import memories as service
+from mem_core.api.transfer import SIGNATURE_FIELDS, export_memories, import_memories
 from mem_core.errors import MemError
 from mem_core.humans.keys import HumanKey
-from mem_core.memories import service
 from mem_core.memories.records import FIELDS
 from mem_core.memories.results import Memory
-from mem_core.memories.transfer import SIGNATURE_FIELDS, export_memories, import_memories
 from mem_core.memories.trust import sign, terminal_signature
 from mem_plugins.stores.postgres import DSN_ENV, MARKER
 from mem_plugins.stores.sqlite import FILE

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mem_core.evidence.api import section_anchor
+from mem_core.api.evidence import section_anchor
 from mem_core.evidence.models import Receipt
 from mem_core.js import jsonfmt
 from mem_plugins.verifiers.nexus import accepted_source

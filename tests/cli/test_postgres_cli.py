@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from mem_core.memories import service
+from mem_core.api import memories as service
 from mem_plugins.stores.postgres import DSN_ENV, MARKER, SCHEMA_VERSION
 from tests.cli.test_memories_concurrency import race_remember_on_one_key
 from tests.conftest import NOW, tree_bytes

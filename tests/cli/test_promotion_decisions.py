@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from mem_core.api.decisions import decide, decision_payload
 from mem_core.errors import MemError
-from mem_core.reinforcement.decisions import decide, decision_payload
 from mem_core.reinforcement.models import PromotionRecord
 from tests.conftest import tree_bytes
 from tests.humans import trusted_key

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
+from mem_core.api import memories as service
 from mem_core.humans.api import create_human
 from mem_core.humans.keys import HumanKey
-from mem_core.memories import service
 from tests.humans import trusted_key
 
 DB = Path(".bmad/memory/memories.sqlite3")
@@ -306,7 +306,7 @@ def test_the_python_api_without_the_key_does_not_verify(guarded: Path, tmp_path:
     project = guarded
     program = (
         "import sys\n"
-        "from mem_core.memories import service\n"
+        "from mem_core.api import memories as service\n"
         "from mem_core.humans.keys import HumanKey\n"
         "d = sys.argv[1]\n"
         "attempts = [\n"

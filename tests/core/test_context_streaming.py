@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from mem_core.api import memories as service
 from mem_core.brief.budget import Section, fit
 from mem_core.brief.tokens import estimate_tokens
-from mem_core.memories import results, service, summary
+from mem_core.memories import results, summary
 from mem_core.memories.kinds import CATEGORIES, PRIORITIES
 from mem_core.memories.records import FIELDS, MemoryFilter
 from mem_core.memories.results import Memory

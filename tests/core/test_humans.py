@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from mem_core.api import memories as service
 from mem_core.errors import MemError
 from mem_core.humans.api import create_human, list_humans, revoke_human
 from mem_core.humans.keys import HumanKey, parse_name, trusted_keys
-from mem_core.memories import service
 from mem_core.memories.trust import payload
 from tests.conftest import tree_bytes
 

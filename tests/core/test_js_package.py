@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_there_is_one_undefined_and_it_is_falsy() -> None:
+    from mem_core.api import reinforce as reinforcement_api
     from mem_core.evidence import models
-    from mem_core.reinforcement import api as reinforcement_api
 
     assert record.UNDEFINED is values.UNDEFINED is models.UNDEFINED is reinforcement_api.UNDEFINED
     assert type(values.UNDEFINED)() is values.UNDEFINED
@@ -151,7 +151,7 @@ def _reaches(graph: dict[str, set[str]], start: str, goal: str) -> bool:
         "mem_core.js.jsonfmt",
         "mem_core.js.record",
         "mem_core.evidence.models",
-        "mem_core.evidence.api",
+        "mem_core.api.evidence",
         "mem_core.evidence.messages",
     ],
 )

@@ -13,7 +13,8 @@ import pytest
 
 from mem_core import hookimpl
 from mem_core.errors import MemError
-from mem_core.kernel import Kernel, PluginContext, make_plugin_manager
+from mem_core.hookspecs import PluginContext
+from mem_core.kernel import Kernel, make_plugin_manager
 from mem_core.plugin import Candidate, NoteSource, Query, Ranker, Scored
 
 REPO = Path(__file__).resolve().parents[2]
@@ -171,9 +172,7 @@ def test_without_the_lexical_plugin_no_default_plugin_runs_its_code(project: Pat
     assert out.stdout == "the 'lexical' ranker is not available\nFalse\n"
 
 
-@pytest.mark.parametrize(
-    "first", ["", "import mem_core.evidence.api, mem_core.reinforcement.api, mem_core.retrieval.api"]
-)
+@pytest.mark.parametrize("first", ["", "import mem_core.api.evidence, mem_core.api.reinforce, mem_core.api.recall"])
 def test_the_facade_binds_functions_in_any_import_order(first: str) -> None:
     code = f"{first}\nfrom mem_core import recall, write, reinforce, observe, outcomes\nprint(recall, write, reinforce, observe, outcomes)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True).stdout
@@ -218,7 +217,7 @@ def test_one_kernel_builds_each_registry_once_for_many_threads() -> None:
 def test_sources_read_files_through_their_context(project: Path) -> None:
     """A source's unsafe file is skipped and reported (lexical) or an error
     (strict), through the context, never by the source itself."""
-    from mem_core.plugin import SourceContext
+    from mem_core.api.context import KernelSourceContext
 
     (project / "link.md").symlink_to(project / "missing.md")
 
@@ -230,12 +229,12 @@ def test_sources_read_files_through_their_context(project: Path) -> None:
             return [] if text is None else [Candidate(text, {"kind": "note"})]
 
     lexical = Query(str(project), "x", ["x"])
-    context = SourceContext(Kernel(make_plugin_manager(defaults=False, entry_points=False)), lexical)
+    context = KernelSourceContext(Kernel(make_plugin_manager(defaults=False, entry_points=False)), lexical)
     assert list(Linked().candidates(lexical, context)) == []
     assert context.skipped == [{"path": "link.md", "reason": "Memory paths cannot follow symbolic links or junctions."}]
     strict = lexical.replace(strict=True)
     with pytest.raises(MemError, match="symbolic links"):
-        list(Linked().candidates(strict, SourceContext(Kernel(), strict)))
+        list(Linked().candidates(strict, KernelSourceContext(Kernel(), strict)))
 
 
 def test_adapters_are_collected_from_mem_register_adapters() -> None:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from mem_core.journal.api import write
-from mem_core.retrieval.api import recall
-from mem_core.settings import resolve
+from mem_core.api.recall import recall
+from mem_core.api.write import write
+from mem_core.kernel import resolve
 
 NOW = "2026-11-05T12:00:00.000Z"
 DECISIONS = """\

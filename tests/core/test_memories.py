@@ -1,4 +1,4 @@
-"""The structured-memory API (mem_core.memories.service): the model's fields and
+"""The structured-memory API (mem_core.api.memories): the model's fields and
 defaults, store-or-update by key, history, trust, expiry, validation."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from mem_core.api import memories as service
 from mem_core.errors import MemError
 from mem_core.humans.keys import HumanKey
 from mem_core.humans.proof import NO_HUMAN
-from mem_core.memories import service
 from mem_core.memories.records import FIELDS
 from mem_core.memories.results import Memory
 from mem_core.memories.validate import parse_duration

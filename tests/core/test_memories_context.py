@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mem_core.memories import service
+from mem_core.api import memories as service
 from mem_core.memories.results import ContextSummary, Memory
 from tests.humans import signer_for
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from mem_core.api import memories as service
 from mem_core.errors import MemError
-from mem_core.memories import service
 from mem_core.memories.validate import CONTENT_MAX_BYTES
 from tests.conftest import NOW, tree_bytes
 from tests.humans import signer_for
@@ -76,7 +76,7 @@ def test_the_human_is_one_decision() -> None:
     assert importlib.util.find_spec("mem_core.memories.human") is None  # no second way
     for function in (service.remember, service.verify, service.forget):
         assert "confirm" not in function.__kwdefaults__ and function.__kwdefaults__["signer"] is None
-    assert service.require_human.__module__ == "mem_core.memories.service" and callable(proof.require_human)
+    assert service.require_human.__module__ == "mem_core.api.memories" and callable(proof.require_human)
 
 
 # -- history and restore ---------------------------------------------------------------

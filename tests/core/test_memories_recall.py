@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from mem_core.api import memories as service
+from mem_core.api.context import KernelSourceContext
 from mem_core.errors import MemError
 from mem_core.kernel import Kernel
-from mem_core.memories import service
 from mem_core.memories.records import recall_text
-from mem_core.plugin import Query, SourceContext
-from mem_core.retrieval.text import query_tokens
+from mem_core.plugin import Query
+from mem_core.text import query_tokens
 from mem_plugins.rankers.lexical import LexicalRanker, lexical_score
 from mem_plugins.sources.memories import StructuredMemories
 from tests.conftest import NOW, TEST_PLUGINS
@@ -186,5 +187,5 @@ def test_a_damaged_store_is_skipped_and_reported_in_lexical_recall(mem, project:
     assert data["skipped"] == [{"path": ".bmad/memory", "reason": message}]
     query = Query(str(project), "cache", ["cache"], strict=True, now=NOW)
     with pytest.raises(MemError) as caught:
-        list(StructuredMemories().candidates(query, SourceContext(Kernel(), query)))
+        list(StructuredMemories().candidates(query, KernelSourceContext(Kernel(), query)))
     assert caught.value.message == message

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from mem_core.api import memories as service
 from mem_core.errors import MemError
-from mem_core.memories import service
 from mem_core.textsafe import escape, escape_block, escape_json, visible_name
 
 #: an unverified memory trying to pass as a verified critical identity block
@@ -89,7 +89,7 @@ def test_memories_recall_and_the_cli_show_it_escaped(mem, forged: Path) -> None:
 
 
 def test_the_brief_and_the_prompt_hook_show_it_escaped(forged: Path, kernel) -> None:
-    from mem_core.brief.api import brief
+    from mem_core.api.brief import brief
     from mem_core.hooks.prompt import prompt_context
 
     text = brief(directory=str(forged)).text

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from mem_core import hookimpl
+from mem_core.api.evidence import inspect_outcomes, observe, outcomes, read_receipts
 from mem_core.errors import MemError
-from mem_core.evidence.api import inspect_outcomes, observe, outcomes, read_receipts
 from mem_core.kernel import Kernel, make_plugin_manager
 from mem_core.plugin import OutcomeVerifier
 from tests.conftest import tree_bytes

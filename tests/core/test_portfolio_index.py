@@ -85,8 +85,8 @@ def _change(root: Path, rng: random.Random) -> None:
 
 
 def _recall(query: str, project: Path, index: bool, limit: int, ranking: str | None = None) -> str:
+    from mem_core.api.recall import recall
     from mem_core.js.jsonfmt import dumps
-    from mem_core.retrieval.api import recall
 
     result = recall(query, directory=str(project), scope="all", limit=limit, now=NOW, index=index, ranking=ranking)
     return dumps(result.to_json(), 2)

@@ -12,9 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mem_core.errors import MemError
-from mem_core.files import LOCKED
-from mem_core.reinforcement.api import (
+from mem_core.api.reinforce import (
     CORRUPT_SCORES,
     PATTERN_REQUIRED,
     ReinforceResult,
@@ -23,6 +21,8 @@ from mem_core.reinforcement.api import (
     read_promotions,
     reinforce,
 )
+from mem_core.errors import MemError
+from mem_core.files import LOCKED
 from tests.conftest import BMAD_PROJECT, tree_bytes
 
 SCORES = Path(".bmad/memory/pattern-scores.json")
@@ -325,7 +325,7 @@ def test_unknown_signal_is_refused_before_anything_is_written(project: Path, ker
 
 def test_the_public_api_name_is_the_function() -> None:
     import mem_core
-    import mem_core.reinforcement.api  # noqa: F401  (importing the module must not shadow the function)
+    import mem_core.api.reinforce  # noqa: F401  (importing the module must not shadow the function)
 
     assert mem_core.reinforce is reinforce
     from mem_core import ReinforceResult as exported

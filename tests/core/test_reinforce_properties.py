@@ -10,9 +10,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mem_core.api.reinforce import reinforce
 from mem_core.errors import MemError
 from mem_core.js.jsmath import js_pow
-from mem_core.reinforcement.api import reinforce
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 NOW = "2026-10-18T09:31:00.000Z"

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mem_core.api import reinforce as reinforcement_api
+from mem_core.api.reinforce import reinforce
 from mem_core.errors import MemError
 from mem_core.js import jsonfmt
-from mem_core.reinforcement import api as reinforcement_api
-from mem_core.reinforcement.api import reinforce
 from mem_core.reinforcement.scorefile import Certificate, find_entry
 
 NOW = "2026-11-30T12:00:00.000Z"

@@ -7,12 +7,12 @@ import math
 
 import pytest
 
+from mem_core.api.signals import compute_reward, parse_signals
 from mem_core.errors import PluginError
 from mem_core.js.jsonfmt import dumps
 from mem_core.js.numbers import js_add, js_to_number
 from mem_core.kernel import Kernel, make_plugin_manager
-from mem_core.reinforcement.reward import compute_reward, initial_score, update_score
-from mem_core.reinforcement.signals import parse_signals
+from mem_core.reinforcement.reward import initial_score, update_score
 
 T0 = "2026-01-01T00:00:00.000Z"
 

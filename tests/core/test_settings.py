@@ -135,7 +135,7 @@ def test_a_symlinked_project_config_is_refused(project: Path, tmp_path: Path) ->
 
 
 def test_a_config_of_comments_only_is_not_parsed(project: Path) -> None:
-    from mem_core.configure import template
+    from mem_core.api.configure import template
 
     write_config(project, template())
     code = "import sys; from mem_core.settings import load_settings; load_settings(sys.argv[1]); print('tomllib' in sys.modules)"

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from mem_core.files.markdown import split_sections
 from mem_core.js.strings import js_trim
-from mem_core.retrieval.text import one_line, query_tokens, tokenize
+from mem_core.text import one_line, query_tokens, tokenize
 from mem_plugins.rankers.lexical import lexical_score
 
 

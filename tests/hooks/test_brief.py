@@ -11,9 +11,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mem_core.brief.api import BRIEF_FILE, brief, write_brief
+from mem_core.api import memories
+from mem_core.api.brief import BRIEF_FILE, brief, write_brief
 from mem_core.brief.tokens import estimate_tokens
-from mem_core.memories import service as memories
 from tests.hooks.conftest import NOW, hooks_log
 from tests.humans import signer_for
 

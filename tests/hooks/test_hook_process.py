@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from mem_core.api import memories
 from mem_core.hooks.prompt import prompt_query
-from mem_core.memories import service as memories
 from tests.hooks.conftest import DATA, NOW, hooks_log
 
 PROMPTS = json.loads((DATA / "prompts.json").read_text(encoding="utf-8"))
@@ -169,8 +169,8 @@ def test_nothing_at_all_for_an_irrelevant_prompt(hook, fixture_project: Path) ->
 def test_the_default_floor_separates_the_measured_prompts(fixture_project: Path) -> None:
     """The default ``hook_relevance`` (0.12) as measured on data/prompts.json:
     no irrelevant prompt reaches it; most relevant ones do (docs/brief.md)."""
+    from mem_core.api.recall import recall
     from mem_core.kernel import Kernel
-    from mem_core.retrieval.api import recall
     from mem_core.settings import default_value, load_settings
 
     floor = default_value("hook_relevance")
@@ -215,7 +215,7 @@ def test_session_end_journals_the_first_prompt_once(hook, fixture_project: Path,
     events = journal(fixture_project)
     assert len(events) == before + 1
     event = events[-1]
-    from mem_core.retrieval.text import one_line
+    from mem_core.text import one_line
 
     assert (event["agent"], event["cli"], event["outcome"], event["ts"]) == ("claude-code", "claude-code", None, NOW)
     assert list(event)[-2:] == ["id", "via"] and event["via"] == "session-end"  # the prompt's echo, marked
@@ -229,8 +229,8 @@ def test_echo_events_never_crowd_out_the_notes(hook, fixture_project: Path) -> N
     """60 sessions that began with the same prompt: their events repeat its
     words, outrank the note for them, and are left out of the hook's recall
     (``mem recall`` still finds them)."""
-    from mem_core.journal.api import write
-    from mem_core.retrieval.api import recall
+    from mem_core.api.recall import recall
+    from mem_core.api.write import write
 
     before = json.loads(hook("prompt-submit", "claude-code", payload(fixture_project, prompt=RELEVANT)).out)
     for n in range(60):
@@ -388,7 +388,7 @@ def test_a_slow_store_is_cut_off_by_the_timeout(hook, fixture_project: Path, tmp
 
 
 def test_the_log_is_bounded(hook, fixture_project: Path) -> None:
-    from mem_core.hooks.log import MAX_BYTES, log_line
+    from mem_core.files.hookslog import MAX_BYTES, log_line
 
     log = fixture_project / ".bmad/memory/hooks.log"
     for _ in range(MAX_BYTES // 1000 + 5):

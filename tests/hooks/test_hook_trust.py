@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mem_core.api import memories
 from mem_core.hooks.prompt import prompt_context
-from mem_core.memories import service as memories
 from tests.nexus_builder import relocate
 
 
@@ -26,8 +26,8 @@ def test_receipts_and_verification_label_the_results(bmad_project: Path, now: st
 
 
 def test_a_verified_memory_says_so() -> None:
-    from mem_core.retrieval.interfaces import Candidate, Scored
-    from mem_core.retrieval.trust import trust
+    from mem_core.api.trust import trust
+    from mem_core.retrieval.query import Candidate, Scored
 
     def memory(verified: bool) -> Scored:
         return Scored(Candidate("k\nv", {"kind": "memory", "ref": "fact/k", "verified": verified}), 1.0)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from mem_core.api.recall import recall
 from mem_core.errors import MemError
 from mem_core.retrieval.analysis import fold, query_terms, search_words, stem, terms, words
-from mem_core.retrieval.api import recall
 from mem_plugins.rankers.bm25 import bm25_scores
 
 NOW = "2026-11-05T12:00:00.000Z"
@@ -242,9 +242,9 @@ def test_the_reference_message_for_an_unknown_option_is_unchanged(notes: Path, m
 
 def test_the_prompt_hook_ranks_with_the_configured_ranking(notes: Path) -> None:
     """``recall_ranking = "bm25"`` reaches the prompt hook too (issue 19)."""
+    from mem_core.api.recall import recall
     from mem_core.hooks.prompt import prompt_context
-    from mem_core.retrieval.api import recall
-    from mem_core.settings import resolve
+    from mem_core.kernel import resolve
 
     def scores(ranking: str | None) -> list[float]:
         kernel, _ = resolve(str(notes), None)

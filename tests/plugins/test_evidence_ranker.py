@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mem_core.retrieval.api import recall
+from mem_core.api.recall import recall
 from tests.conftest import EVIDENCE_RECALL_TEXT
 from tests.nexus_builder import relocate
 

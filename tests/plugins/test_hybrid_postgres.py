@@ -19,12 +19,12 @@ import pytest
 
 pytest.importorskip("onnxruntime", reason="the embeddings extra (tox installs it)")
 
+from mem_core.api import memories  # noqa: E402
+from mem_core.api.recall import recall  # noqa: E402
 from mem_core.embeddings import store  # noqa: E402
 from mem_core.embeddings.model import load_embedder  # noqa: E402
 from mem_core.embeddings.store import EmbeddingIndex, text_hash  # noqa: E402
-from mem_core.memories import service as memories  # noqa: E402
 from mem_core.memories.records import recall_text  # noqa: E402
-from mem_core.retrieval.api import recall  # noqa: E402
 from mem_plugins.stores import postgres as postgres_store  # noqa: E402
 from mem_plugins.stores.postgres import DSN_ENV, PostgresStore  # noqa: E402
 from tests.plugins.postgres_server import new_database_dsn, postgres_server_fixture  # noqa: E402, F401

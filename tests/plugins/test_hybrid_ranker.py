@@ -14,8 +14,8 @@ import pytest
 
 pytest.importorskip("onnxruntime", reason="the embeddings extra (tox installs it)")
 
-from mem_core.memories import service as memories  # noqa: E402
-from mem_core.retrieval.api import recall  # noqa: E402
+from mem_core.api import memories  # noqa: E402
+from mem_core.api.recall import recall  # noqa: E402
 from tests.conftest import tree_bytes  # noqa: E402
 from tests.humans import signer_for  # noqa: E402
 from tests.nexus_builder import relocate  # noqa: E402
@@ -240,8 +240,8 @@ def test_echo_events_never_out_normalise_the_notes_in_the_hook(notes: Path, monk
     down (benchmarks/bench_hook_precision.py: 9 points of hit rate after 60
     sessions). The hook's recall leaves echoes out, so it injects what it
     injected before any session was journalled, scores included."""
+    from mem_core.api.write import write
     from mem_core.hooks import prompt as hook_prompt
-    from mem_core.journal.api import write
 
     monkeypatch.setenv("MEM_EMBEDDINGS_BUILD", "foreground")
     prompt = "what database do the tests run against"

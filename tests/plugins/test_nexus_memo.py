@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from mem_core.api import evidence
+from mem_core.api.evidence import inspect_outcomes, section_anchor
 from mem_core.errors import MemError
-from mem_core.evidence import api as evidence
-from mem_core.evidence.api import inspect_outcomes, section_anchor
 from mem_core.evidence.models import Receipt
 from mem_core.js import jsonfmt
 from mem_plugins.verifiers import nexus

@@ -27,7 +27,7 @@ REVEALED = {
     "mem_core.plugin.MemoryStore": "mem_core.memories.interfaces.MemoryStore",
     "mem_core.plugin.tokenize": "def (text: str, *, lowered: bool =) -> list[str]",
     "mem_core.plugin.json_dumps": ") -> str",
-    "mem_core.recall": "mem_core.retrieval.api.RecallResult",
+    "mem_core.recall": "mem_core.retrieval.results.RecallResult",
     "mem_core.remember": "mem_core.memories.results.RememberResult",
 }
 

@@ -11,13 +11,12 @@ from pathlib import Path
 import pytest
 
 from mem_core import hookimpl, reinforce
+from mem_core.api.signals import compute_reward, parse_signals
 from mem_core.errors import PluginError
 from mem_core.js.jsonfmt import dumps
 from mem_core.js.numbers import clamp01, js_to_number
 from mem_core.kernel import Kernel, make_plugin_manager
 from mem_core.plugin import RewardSignal
-from mem_core.reinforcement.reward import compute_reward
-from mem_core.reinforcement.signals import parse_signals
 from tests.conftest import tree_bytes
 
 T = "2026-10-18T09:31:00.000Z"

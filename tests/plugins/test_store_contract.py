@@ -56,7 +56,7 @@ def test_the_default_backends_and_the_in_test_one_are_registered() -> None:
 
 
 def test_the_api_uses_the_backend_named_by_mem_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mem_core.memories import service
+    from mem_core.api import memories as service
 
     kernel = kernel_with_dict_store()
     monkeypatch.setenv("MEM_STORE", "dict")

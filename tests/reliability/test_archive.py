@@ -29,7 +29,7 @@ KILLER = """
 import os
 import sys
 
-from mem_core.journal import archive
+from mem_core.api import archive
 from mem_cli.main import main
 
 step = sys.argv[1]
@@ -204,7 +204,7 @@ def test_a_kill_at_any_step_loses_and_duplicates_nothing(project: Path, step: st
     assert killed.returncode == 137, killed.stderr
     # whatever the moment, recall counts every event once
     assert answers(project) == before
-    from mem_core.journal.archive import check
+    from mem_core.api.archive import check
 
     found = check(str(project))
     if step in ("linked", "unlinked"):

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from mem_core.api.reinforce import CORRUPT_SCORES
 from mem_core.files import FULL, INCOMPLETE, LOCKED, NOT_REGULAR, NOT_UTF8, SYMLINK
 from mem_core.files.paths import PARENT
-from mem_core.reinforcement.api import CORRUPT_SCORES
 from tests.nexus_builder import RunBuilder, make_project
 from tests.reliability.conftest import MEMORY, assert_clean, run_mem, snapshot
 

@@ -353,8 +353,8 @@ def test_verify_goes_through_the_human_login(team: Team, tmp_path: Path, monkeyp
     """``verify`` on a server store: the human's signature (made here, with
     the human key) is sent with the session ``mem human login`` kept; without
     one it goes with the agent key and the server refuses it, changing nothing."""
+    from mem_core.api import memories as service
     from mem_core.humans.keys import write_public_key
-    from mem_core.memories import service
     from mem_server.client import _session_path
 
     (one,) = team.start(1)

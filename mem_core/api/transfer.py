@@ -36,12 +36,12 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
+from mem_core.api.backend import POSTGRES_MARKER, SQLITE_FILE
+from mem_core.api.memories import resolve_target, store_name
 from mem_core.errors import MemError
-from mem_core.memories.backend import POSTGRES_MARKER, SQLITE_FILE
 from mem_core.memories.kinds import ACTIONS, PRIORITIES, SOURCES
 from mem_core.memories.records import FIELDS
 from mem_core.memories.results import ExportResult, ImportResult, MigrateResult
-from mem_core.memories.service import resolve_target, store_name
 from mem_core.memories.validate import (
     CONTENT_MAX_BYTES,
     is_memory_id,
@@ -375,7 +375,7 @@ def import_memories(
     items = _read_items(name, data)
     target = resolve_target(kernel, user, directory, None)
     backend, directory_path = target.backend, target.directory
-    from mem_core.settings import project_settings
+    from mem_core.kernel import project_settings
 
     project = project_settings(directory, kernel).project
     counts = {"imported": 0, "forgotten": 0, "already": 0, "different": 0, "signatures": 0, "unverified": 0}
@@ -386,7 +386,7 @@ def import_memories(
             with store.transaction():
                 counts = _bring_in(store, items, name, project)
         if counts["imported"] and not user:
-            from mem_core.brief.refresh import refresh_brief
+            from mem_core.api.refresh import refresh_brief
 
             refresh_brief(project, kernel)
     return ImportResult(**counts, store=target.store, location=location, file=name)
@@ -413,10 +413,10 @@ def migrate_store(
     ``to`` (see the module's docstring). Refused, changing nothing, when the
     store is that backend already, when there is no store, when ``to`` holds
     a store there already, or when the copy does not check."""
-    from mem_core.configure import set_config
-    from mem_core.memories.backend import choose_store
+    from mem_core.api.backend import choose_store
+    from mem_core.api.configure import set_config
+    from mem_core.kernel import resolve
     from mem_core.memories.records import project_store_dir
-    from mem_core.settings import resolve
 
     kernel, settings = resolve(directory, kernel)
     stores = kernel.stores

@@ -268,7 +268,7 @@ def init_project(
     (:mod:`mem_core.files.gitfiles`).
     An unknown adapter name, or an invalid existing config file, fails before
     anything is written."""
-    from mem_core.adapters.api import install_adapters, list_adapters
+    from mem_core.api.adapters import install_adapters, list_adapters
     from mem_core.files.gitfiles import ensure_git_files
 
     project = _init_root(directory)

@@ -2,7 +2,7 @@
 and the review pages of ``mem serve``.
 
 ``mem reinforce`` only ever proposes (its records are ``PROPOSED``, see
-:func:`~mem_core.reinforcement.api.proposal`); the approval is a human's. A
+:func:`~mem_core.api.reinforce.proposal`); the approval is a human's. A
 decision is appended to ``promotions.ndjson`` — never an edit of the
 proposal's line — as a copy of the proposal with the reference's fields set:
 
@@ -73,9 +73,9 @@ def _reason(reason: object) -> str:
 
 def _pending(project: str, promotion_id: str) -> dict[str, Any]:
     """The proposal ``promotion_id`` names, still undecided (the rule
-    :func:`~mem_core.reinforcement.views.proposed_promotions` lists by)."""
-    from mem_core.reinforcement.api import read_promotions
-    from mem_core.reinforcement.views import DECIDED
+    :func:`~mem_core.api.views.proposed_promotions` lists by)."""
+    from mem_core.api.reinforce import read_promotions
+    from mem_core.api.views import DECIDED
 
     records = read_promotions(project)
     for number, record in enumerate(records):

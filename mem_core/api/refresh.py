@@ -3,7 +3,7 @@ remember`` call :func:`refresh_brief` after they stored something.
 
 Cheap when there is no brief file (one ``stat``; nothing else is imported).
 A refresh that fails never fails the write: it is one line in the hooks log
-(:mod:`mem_core.hooks.log`).
+(:mod:`mem_core.files.hookslog`).
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ def refresh_brief(project: str, kernel: Kernel | None = None) -> bool:
     if not os.path.isfile(path):
         return False
     try:
-        from mem_core.brief.api import write_brief, written_budget
+        from mem_core.api.brief import write_brief, written_budget
 
         with open(path, encoding="utf-8", errors="replace") as fh:
             budget = written_budget(fh.readline())
         write_brief(directory=project, budget=budget, kernel=kernel)
         return True
     except Exception as exc:  # a refresh never fails the write that asked for it
-        from mem_core.hooks.log import log_line
+        from mem_core.files.hookslog import log_line
 
         log_line(project, "brief", f"refreshing {_BRIEF} failed: {exc}")
         return False

@@ -18,6 +18,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from mem_core.api.signals import compute_reward, parse_signals
 from mem_core.clock import now_iso
 from mem_core.errors import MemError
 from mem_core.files import PATTERN_SCORES as SCORES
@@ -29,9 +30,8 @@ from mem_core.js.numbers import js_to_number
 from mem_core.js.strings import js_trim
 from mem_core.js.values import UNDEFINED, js_string
 from mem_core.project import find_project
-from mem_core.reinforcement.reward import compute_reward, update_score
+from mem_core.reinforcement.reward import update_score
 from mem_core.reinforcement.scorefile import Certificate, find_entry
-from mem_core.reinforcement.signals import parse_signals
 
 if TYPE_CHECKING:
     from typing import Any
@@ -252,7 +252,7 @@ def reinforce(
     reward, update ``pattern-scores.json`` atomically, and append a PROPOSED
     promotion when ``mean >= 0.7`` over ``>= 3`` updates.
     """
-    from mem_core.settings import resolve
+    from mem_core.kernel import resolve
 
     now = now or now_iso()
     kernel, settings = resolve(directory, kernel)

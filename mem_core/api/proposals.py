@@ -27,7 +27,7 @@ MIN_PROJECTS = 2
 
 def _backed_lessons(project: str, kernel: Any) -> dict[str, dict[str, Any]]:
     """The project's lessons with current receipts: textSha256 → heading, file, receipt ids."""
-    from mem_core.evidence.api import inspect_outcomes
+    from mem_core.api.evidence import inspect_outcomes
 
     found: dict[str, dict[str, Any]] = {}
     for record in inspect_outcomes(project, kernel=kernel):
@@ -46,7 +46,7 @@ def _backed_lessons(project: str, kernel: Any) -> dict[str, dict[str, Any]]:
 
 def _section_text(root: str, file: str, heading: str, digest: str) -> str | None:
     """The text of the section ``heading`` of ``root/file`` whose hash is ``digest``."""
-    from mem_core.evidence.api import section_anchor
+    from mem_core.api.evidence import section_anchor
 
     try:
         anchor = section_anchor(root, {"file": file, "heading": heading})

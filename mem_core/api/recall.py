@@ -1,9 +1,5 @@
 """The public Python API behind ``mem recall``: the kernel's orchestration of
-sources and rankers (the algorithms live in the plugins).
-
-Results of the hot-path commands are plain classes: importing pydantic costs
-more than the whole ``mem write`` budget (see benchmarks/).
-"""
+sources and rankers (the algorithms live in the plugins)."""
 
 from __future__ import annotations
 
@@ -11,76 +7,22 @@ import math
 import os
 from typing import TYPE_CHECKING
 
+from mem_core.api.context import KernelRankContext, KernelSourceContext
 from mem_core.clock import now_iso, parse_ms
 from mem_core.errors import MemError
 from mem_core.js.strings import js_trim
-from mem_core.kernel import Kernel
-from mem_core.retrieval.context import RankContext, SourceContext
-from mem_core.retrieval.interfaces import Candidate, CandidateBlock, Candidates, Query, Scored
-from mem_core.retrieval.text import query_tokens
-from mem_core.settings import resolve
+from mem_core.kernel import Kernel, resolve
+from mem_core.retrieval.query import Candidate, CandidateBlock, Candidates, Query
+from mem_core.retrieval.results import RecallResult, owned_result
+from mem_core.text import query_tokens
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
     from typing import Any
 
-__all__ = ["RecallResult", "recall", "parse_limit"]
+__all__ = ["recall", "parse_limit"]
 
 DEFAULT_LIMIT = 8
-
-
-class RecallResult:
-    """The ranked results of one recall (and the sources it skipped)."""
-
-    def __init__(
-        self,
-        query: str,
-        scope: str,
-        ranking: str,
-        results: list[Scored],
-        skipped: list[dict[str, str]],
-        hints: list[str] | None = None,
-    ) -> None:
-        self.query = query
-        self.scope = scope
-        self.ranking = ranking
-        self.results = results
-        self.skipped = skipped
-        #: why nothing was found, when something can be said (see :mod:`mem_core.retrieval.hints`)
-        self.hints = hints or []
-        #: ``--scope all``: how the text output names each result's project (its ``project`` field)
-        self.labels: dict[str, str] = {}
-        #: beyond the project (``--scope portfolio``, ``all``): where each result lives,
-        #: ``(project root, False)`` or ``(None, True)`` for the brain, for the text output
-        self.places: list[tuple[str | None, bool]] = []
-        #: what there was to search, when it was nothing (no project, no brain): text output
-        #: says it on stderr; not in the JSON, whose bytes the reference pins
-        self.notes: list[str] = []
-
-    @property
-    def count(self) -> int:
-        """How many results."""
-        return len(self.results)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The result as plain Python values (:mod:`mem_core.plain`)."""
-        from mem_core.plain import plain
-
-        return plain(self.to_json())
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "query": self.query,
-            "scope": self.scope,
-            "ranking": self.ranking,
-            "count": len(self.results),
-            "results": [c.to_json() for c in self.results],
-        }
-        if self.skipped:
-            data["skipped"] = self.skipped
-        if self.hints:
-            data["hints"] = self.hints
-        return data
 
 
 #: built-in rankers the reference does not have: left out of the "ranking
@@ -134,7 +76,7 @@ def recall(
     ``portfolio`` defaults to the ``portfolio`` setting, then (for
     ``scope`` ``portfolio`` or ``all``) to the portfolio's brain
     (:mod:`mem_core.portfolio.registry`); ``scope`` ``all`` recalls every
-    registered project too (:mod:`mem_core.portfolio.recall`); ``ranking`` to the
+    registered project too (:mod:`mem_core.api.portfolio`); ``ranking`` to the
     ``recall_ranking`` setting (``lexical`` unless a config file says
     otherwise).
 
@@ -200,8 +142,8 @@ def recall(
         from mem_core.retrieval.diskindex import cache_root
 
         index_dir = cache_root(settings.cache_dir)
-    if scope == "all":  # every registered project and the brain (mem_core.portfolio.recall)
-        from mem_core.portfolio.recall import recall_all
+    if scope == "all":  # every registered project and the brain (mem_core.api.portfolio)
+        from mem_core.api.portfolio import recall_all
 
         result = recall_all(kernel, settings, request, ranker, count, index_dir)
     elif index_dir is None:
@@ -269,7 +211,7 @@ def _recall(
     kernel: Kernel, settings: Any, request: Query, ranker: Any, count: int, index_dir: str | None = None
 ) -> RecallResult:
     sources = sorted(kernel.note_sources.items(), key=lambda item: item[1].order)
-    context = SourceContext(kernel, request, settings, index_dir=index_dir)
+    context = KernelSourceContext(kernel, request, settings, index_dir=index_dir)
     parts: list[list[Candidate] | CandidateBlock] = []
     for _name, source_cls in sources:
         source = source_cls()
@@ -285,31 +227,11 @@ def _recall(
                     plain.append(item)  # type: ignore[arg-type]
             if plain:
                 parts.append(plain)
-    ranked = ranker.rank(request, Candidates(parts), RankContext(kernel, request))
-    results = [_own(scored) for scored in ranked[:count]]
+    ranked = ranker.rank(request, Candidates(parts), KernelRankContext(kernel, request))
+    results = [owned_result(scored) for scored in ranked[:count]]
     hints = None
     if not results and count:
         from mem_core.retrieval.hints import heading_hints
 
         hints = heading_hints(settings.project)
     return RecallResult(request.text, request.scope, request.ranking, results, context.skipped, hints)
-
-
-def _own(scored: Scored) -> Scored:
-    """A result the caller may change: sources may share their candidates
-    between recalls (the kernel's file cache), so the result gets its own
-    copy of the candidate's fields."""
-    candidate = scored.candidate
-    fields = _copy(candidate.fields)
-    return Scored(
-        Candidate(candidate.scored_text, fields, candidate.weight, candidate.terms), scored.score, scored.extra
-    )
-
-
-def _copy(value: Any) -> Any:
-    """A deep copy of JSON-like data (dicts and lists; anything else is shared)."""
-    if value.__class__ is dict:
-        return {key: _copy(item) for key, item in value.items()}
-    if value.__class__ is list:
-        return [_copy(item) for item in value]
-    return value

@@ -33,7 +33,7 @@ from mem_core.brief.budget import Fitted, Section, fit, parse_budget
 from mem_core.errors import MemError
 from mem_core.files import JOURNAL, MEMORY_DIR, PROMOTIONS, read_text
 from mem_core.files.markdown import NOTE_DIRS, NOTE_FILES, split_sections
-from mem_core.retrieval.text import one_line
+from mem_core.text import one_line
 
 if TYPE_CHECKING:
     from mem_core.kernel import Kernel
@@ -116,7 +116,7 @@ class BriefResult:
 
 
 def _memories(project: str, settings: Settings, kernel: Kernel, now: str) -> list[Section]:
-    from mem_core.memories.backend import choose_store
+    from mem_core.api.backend import choose_store
     from mem_core.memories.records import MemoryFilter, project_store_dir
 
     directory = project_store_dir(project)
@@ -227,7 +227,7 @@ def _failures(project: str, skipped: list[dict[str, str]]) -> list[Section]:
 
 
 def _promotions(project: str, skipped: list[dict[str, str]]) -> list[Section]:
-    from mem_core.reinforcement.views import DECIDED, awaiting
+    from mem_core.api.views import DECIDED, awaiting
 
     scanned = [
         r
@@ -275,7 +275,7 @@ def brief(
     """The brief of the project of ``directory``, within ``budget`` tokens
     (default: the ``context_budget`` setting)."""
     from mem_core.clock import now_iso
-    from mem_core.settings import resolve
+    from mem_core.kernel import resolve
 
     tokens = parse_budget(budget) if budget is not None else None
     kernel, settings = resolve(directory, kernel)
@@ -296,8 +296,8 @@ def write_brief(
 ) -> BriefResult:
     """Write the brief to ``.bmad/memory/brief.md``, atomically (a temporary
     file beside it, fsynced, renamed over it); its first line names the
-    budget, which :func:`mem_core.brief.refresh.refresh_brief` keeps."""
-    from mem_core.settings import resolve
+    budget, which :func:`mem_core.api.refresh.refresh_brief` keeps."""
+    from mem_core.kernel import resolve
 
     kernel, settings = resolve(directory, kernel)
     tokens = parse_budget(budget) if budget is not None else settings.context_budget
@@ -317,7 +317,7 @@ def brief_state(directory: str | None = None, *, kernel: Kernel | None = None) -
     """``"missing"`` when the project has no brief file, ``"stale"`` when
     ``mem brief --write`` would now write another text (with the budget
     the file names), else ``None`` (current, or not one ``mem`` wrote)."""
-    from mem_core.settings import resolve
+    from mem_core.kernel import resolve
 
     kernel, settings = resolve(directory, kernel)
     current = read_text(settings.project, BRIEF_FILE, missing=True)

@@ -6,7 +6,7 @@ Every function takes plain values (option text as given, or Python values),
 validates them (:mod:`mem_core.memories.validate`: an exact one-line
 ``MemError`` before any store is opened), applies the trust rules, asks the
 :class:`~mem_core.plugin.MemoryStore` backend that
-:func:`mem_core.memories.backend.choose_store` picks (the ``store`` setting,
+:func:`mem_core.api.backend.choose_store` picks (the ``store`` setting,
 else the store already there, else ``sqlite``), and returns a result of
 :mod:`mem_core.memories.results` whose ``to_json()`` is the command's JSON
 output. Without a kernel, one is built (:func:`resolve_target`); with only
@@ -231,13 +231,13 @@ def resolve_target(
     kernel: Kernel | None, user: bool, directory: str | None, mind: str | None, kernel_settings: Settings | None = None
 ) -> Target:
     """The :class:`Target` of one call: the backend
-    :func:`~mem_core.memories.backend.choose_store` picks from the kernel's
+    :func:`~mem_core.api.backend.choose_store` picks from the kernel's
     store registry. Without a kernel, one is built from ``kernel_settings``
     (the command line gives the working directory's), else from the
     project's settings; with only the default plugins, it builds no plugin
     manager."""
-    from mem_core.memories.backend import choose_store
-    from mem_core.settings import project_settings
+    from mem_core.api.backend import choose_store
+    from mem_core.kernel import project_settings
 
     parse_mind(mind)
     settings = project_settings(directory, kernel)
@@ -287,7 +287,7 @@ def _unchanged_since_asked(store: MemoryStore, record: dict[str, Any], ref: str,
 def _refresh_brief(target: Target) -> None:
     """After a change to the project store: the brief, if its file exists (never fails)."""
     if not target.user:
-        from mem_core.brief.refresh import refresh_brief
+        from mem_core.api.refresh import refresh_brief
 
         refresh_brief(target.project, target.kernel)
 

@@ -2,8 +2,8 @@
 scores (``mem scores``) and the proposed promotions (``mem promotions``).
 
 Read-only: both read ``pattern-scores.json`` and ``promotions.ndjson`` as
-:func:`~mem_core.reinforcement.api.read_pattern_scores` and
-:func:`~mem_core.reinforcement.api.read_promotions` validate them, take no
+:func:`~mem_core.api.reinforce.read_pattern_scores` and
+:func:`~mem_core.api.reinforce.read_promotions` validate them, take no
 lock and write nothing.
 """
 
@@ -97,8 +97,8 @@ def _elo_order(row: ScoreRow) -> tuple[float, str]:
 def pattern_scores(directory: str | None = None) -> ScoresResult:
     """Every pattern in ``pattern-scores.json``, sorted by Elo, highest first.
     A corrupt store is refused with the message ``mem reinforce`` gives."""
+    from mem_core.api.reinforce import read_pattern_scores
     from mem_core.project import find_project
-    from mem_core.reinforcement.api import read_pattern_scores
 
     project = find_project(directory)
     rows = [ScoreRow(pattern, _score(score)) for pattern, score in read_pattern_scores(project).items()]
@@ -145,7 +145,7 @@ class PromotionRow:
 class DecisionRow:
     """A decision on a promotion (``APPROVED``, ``REJECTED`` or ``APPLIED``):
     who took it, when, why, and how they were proven
-    (:mod:`~mem_core.reinforcement.decisions`; Shield's records may carry
+    (:mod:`~mem_core.api.decisions`; Shield's records may carry
     only the reference's fields)."""
 
     __slots__ = ("id", "pattern", "status", "by", "at", "reason", "decided_with")
@@ -209,8 +209,8 @@ def proposed_promotions(directory: str | None = None) -> PromotionsResult:
     """Every ``PROPOSED`` record of ``promotions.ndjson`` whose pattern has
     no later decision (an ``APPROVED``, ``REJECTED`` or ``APPLIED`` record),
     in file order, with the pattern's current score; and every decision."""
+    from mem_core.api.reinforce import read_pattern_scores, read_promotions
     from mem_core.project import find_project
-    from mem_core.reinforcement.api import read_pattern_scores, read_promotions
 
     project = find_project(directory)
     records = read_promotions(project)

@@ -430,8 +430,7 @@ def observe(
     under the writer lock; nothing is written unless all pass.
     """
     from mem_core.evidence.models import ObserveInput, Receipt
-    from mem_core.kernel import Kernel
-    from mem_core.settings import project_settings
+    from mem_core.kernel import Kernel, project_settings
 
     settings = project_settings(directory, kernel)
     project = settings.project

@@ -31,15 +31,15 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
+from mem_core.api.context import KernelRankContext, KernelSourceContext
 from mem_core.errors import MemError
-from mem_core.retrieval.context import RankContext, SourceContext
-from mem_core.retrieval.interfaces import Candidate, CandidateBlock, Candidates, Query, Scored
+from mem_core.retrieval.query import Candidate, CandidateBlock, Candidates, Query, Scored
 
 if TYPE_CHECKING:
     from typing import Any
 
     from mem_core.kernel import Kernel
-    from mem_core.retrieval.api import RecallResult
+    from mem_core.retrieval.results import RecallResult
     from mem_core.settings import Settings
 
 __all__ = ["recall_all", "portfolio_projects", "Member"]
@@ -81,7 +81,7 @@ class Member:
         self._kernel = kernel
         self._settings: Settings | None = None
         self._query: Query | None = None
-        self._context: SourceContext | None = None
+        self._context: KernelSourceContext | None = None
 
     @property
     def settings(self) -> Settings:
@@ -97,9 +97,9 @@ class Member:
         return self._query
 
     @property
-    def context(self) -> SourceContext:
+    def context(self) -> KernelSourceContext:
         if self._context is None:
-            self._context = SourceContext(self._kernel, self.query, self.settings, index_dir=self._index_dir)
+            self._context = KernelSourceContext(self._kernel, self.query, self.settings, index_dir=self._index_dir)
         return self._context
 
     @property
@@ -185,7 +185,7 @@ def _recall_all(
     index_dir: str | None,
     combined: bool,
 ) -> RecallResult:
-    from mem_core.retrieval.api import RecallResult, _own
+    from mem_core.retrieval.results import RecallResult, owned_result
 
     roots, registered = portfolio_projects(settings.project)
     brain = request.portfolio
@@ -247,10 +247,10 @@ def _recall_all(
                     continue
                 for part in _source_parts(source.candidates(member.query, member.context)):
                     parts.append(_owned(part, member.root, owners))
-        ranked = ranker.rank(request, Candidates(parts), RankContext(kernel, request))
+        ranked = ranker.rank(request, Candidates(parts), KernelRankContext(kernel, request))
         results = []
         for scored in ranked[:count]:
-            mine = _own(scored)
+            mine = owned_result(scored)
             fields = dict(mine.candidate.fields)
             fields["project"] = owners[id(scored.candidate)]
             results.append(Scored(Candidate(mine.candidate.scored_text, fields, 1.0), mine.score, mine.extra))

@@ -47,9 +47,9 @@ def write(
     signal names (``eval``, ``accept``, ``ci`` or a plugin's) to option text;
     ``via`` marks an event no agent wrote (see
     :func:`mem_core.journal.records.append_event`)."""
+    from mem_core.api.signals import parse_signals
     from mem_core.journal.records import append_event
-    from mem_core.reinforcement.signals import parse_signals
-    from mem_core.settings import resolve
+    from mem_core.kernel import resolve
 
     kernel, settings = resolve(directory, kernel)
     now = now or now_iso()
@@ -65,7 +65,7 @@ def write(
         signals=recorded,
         via=via,
     )
-    from mem_core.brief.refresh import refresh_brief
+    from mem_core.api.refresh import refresh_brief
 
     refresh_brief(settings.project, kernel)  # only if .bmad/memory/brief.md exists; never fails the write
     return WriteResult(event)

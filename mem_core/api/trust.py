@@ -32,7 +32,7 @@ def backed_notes(project: str, kernel: Kernel) -> set[tuple[str, str, str]]:
 
     if not os.path.exists(os.path.join(project, OUTCOMES)):
         return set()
-    from mem_core.evidence.api import inspect_outcomes
+    from mem_core.api.evidence import inspect_outcomes
 
     backed = set()
     for record in inspect_outcomes(project, kernel=kernel):
