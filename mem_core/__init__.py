@@ -13,14 +13,10 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 from mem_core.errors import ExitCode, MemError
+from mem_core.version import __version__
 
 if TYPE_CHECKING:
     from typing import Any
-
-    import pluggy
-
-    #: marks a function as an implementation of a hook of :mod:`mem_core.hookspecs`
-    hookimpl: pluggy.HookimplMarker
 
     from mem_core.api.evidence import ObserveResult as ObserveResult
     from mem_core.api.evidence import OutcomesResult as OutcomesResult
@@ -43,6 +39,7 @@ if TYPE_CHECKING:
     from mem_core.api.reinforce import reinforce as reinforce
     from mem_core.api.write import WriteResult as WriteResult
     from mem_core.api.write import write as write
+    from mem_core.hookspecs import hookimpl as hookimpl
     from mem_core.humans.api import create_human as create_human
     from mem_core.humans.api import list_humans as list_humans
     from mem_core.humans.api import revoke_human as revoke_human
@@ -62,8 +59,6 @@ if TYPE_CHECKING:
     from mem_core.memories.results import RestoreResult as RestoreResult
     from mem_core.memories.results import VerifyResult as VerifyResult
     from mem_core.retrieval.results import RecallResult as RecallResult
-
-__version__ = "0.2.0"
 
 #: public name -> module that defines it (loaded lazily)
 _LAZY = {
@@ -112,11 +107,12 @@ __all__ = ["__version__", "hookimpl", "MemError", "ExitCode", *_LAZY]
 
 def __getattr__(name: str) -> Any:
     if name == "hookimpl":
-        # made on first use: importing pluggy costs more than a whole `mem
-        # write`, and only a plugin manager's plugins need the marker
-        import pluggy
+        # imported on first use: importing pluggy costs more than a whole
+        # `mem write`, and only a plugin manager's plugins need the marker
+        from mem_core.hookspecs import hookimpl
 
-        return globals().setdefault("hookimpl", pluggy.HookimplMarker("mem"))
+        globals()["hookimpl"] = hookimpl
+        return hookimpl
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'mem_core' has no attribute {name!r}")

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from mem_core.settings import Settings
 
 hookspec = pluggy.HookspecMarker("mem")
+#: marks a function as an implementation of one of these hooks (plugins
+#: import it from :mod:`mem_core.plugin`)
+hookimpl = pluggy.HookimplMarker("mem")
 
 
 class PluginContext:

@@ -20,7 +20,6 @@ from mem_core.errors import TryAgain as TryAgain
 if TYPE_CHECKING:
     from typing import Any
 
-    from mem_core import hookimpl as hookimpl
     from mem_core.adapters.edits import Block as Block
     from mem_core.adapters.edits import Edit as Edit
     from mem_core.adapters.edits import JsonItem as JsonItem
@@ -67,6 +66,7 @@ if TYPE_CHECKING:
     from mem_core.files.markdown import NOTE_DIRS as NOTE_DIRS
     from mem_core.files.markdown import NOTE_FILES as NOTE_FILES
     from mem_core.files.markdown import split_sections as split_sections
+    from mem_core.hookspecs import hookimpl as hookimpl
     from mem_core.js.jsmath import js_log as js_log
     from mem_core.js.jsmath import js_pow as js_pow
     from mem_core.js.jsonfmt import JSONError as JSONError
@@ -186,7 +186,7 @@ if TYPE_CHECKING:
 #: public name -> module that defines it
 _NAMES = {
     # pluggy's marker of a hook implementation (importing pluggy on first use)
-    "hookimpl": "mem_core",
+    "hookimpl": "mem_core.hookspecs",
     # recall: the query, candidates, scores, sources and rankers
     "Query": "mem_core.retrieval.query",
     "Candidate": "mem_core.retrieval.query",

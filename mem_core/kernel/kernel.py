@@ -143,8 +143,8 @@ class Kernel:
         return self._settings
 
     def context(self) -> PluginContext:
-        from mem_core import __version__
         from mem_core.hookspecs import PluginContext
+        from mem_core.version import __version__
 
         return PluginContext(self.settings, __version__)
 

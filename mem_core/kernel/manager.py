@@ -47,7 +47,7 @@ __all__ = [
 
 
 def _mem_version() -> str:
-    from mem_core import __version__
+    from mem_core.version import __version__
 
     return __version__
 
@@ -116,7 +116,7 @@ class _DefaultPlugin:
     attribute named after the hook) returns the class it provides."""
 
     def __init__(self, hook: str, provided: type) -> None:
-        from mem_core import hookimpl
+        from mem_core.hookspecs import hookimpl
 
         def register() -> list[type]:
             return [provided]

@@ -57,8 +57,8 @@ def initialize_result(params: Any) -> dict[str, Any] | None:
         return None
     if not isinstance(params.get("capabilities"), dict) or not isinstance(params.get("clientInfo"), dict):
         return None
-    from mem_core import __version__
     from mem_core.mcp.tools import INSTRUCTIONS
+    from mem_core.version import __version__
 
     version = params["protocolVersion"]
     return {

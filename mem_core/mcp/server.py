@@ -131,7 +131,7 @@ class MemServer:
         import anyio
         from mcp.server.lowlevel import Server
 
-        from mem_core import __version__
+        from mem_core.version import __version__
 
         server: Server[Any, Any] = Server("mem", version=__version__, instructions=INSTRUCTIONS)
         listed = self.mcp_tools()
