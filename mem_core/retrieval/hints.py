@@ -40,8 +40,9 @@ def heading_hints(project: str) -> list[str]:
                 text = read_text(project, relative, missing=True)
             except MemError:
                 continue
-            level_two = text and (_FIRST_LEVEL_TWO.match(text) or _LEVEL_TWO.search(text))
-            if level_two and not split_sections(text):
+            if not text:
+                continue
+            if (_FIRST_LEVEL_TWO.match(text) or _LEVEL_TWO.search(text)) and not split_sections(text):
                 hints.append(
                     f"{relative} has ## headings but no ### sections; recall reads only ### sections "
                     "(make each note a ### heading)"
