@@ -256,6 +256,22 @@ def srv_project():
         shutil.rmtree(SRV, ignore_errors=True)
 
 
+@pytest.fixture
+def at_srv(srv_project: Path) -> Path:
+    """The fixture project at /srv/example-project, where its runs were made
+    (in a private mount namespace: :func:`srv_project`), when /usr/bin/dash is
+    the binary the runs were made with."""
+    from tests.nexus_builder import FIXTURE_COMMAND, FIXTURE_COMMAND_HASH, sha256_file
+
+    try:
+        same = sha256_file(FIXTURE_COMMAND) == FIXTURE_COMMAND_HASH
+    except OSError:
+        same = False
+    if not same:
+        pytest.skip("/usr/bin/dash differs from the one the runs were made with")
+    return srv_project
+
+
 # -- under CI, a test may not skip because a file it needs is missing ----------------------------
 
 _MISSING = ("missing", "not beside", "not found", "no such file", "does not exist", "filenotfounderror")

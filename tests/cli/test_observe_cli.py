@@ -243,22 +243,6 @@ def test_reobserving_the_fixture_inputs_gives_the_same_bytes(mem, bmad_project: 
     assert first.out == f"mem observe: {ids[0]} recorded; lesson causality remains unmeasured.\n"
 
 
-@pytest.fixture
-def at_srv(srv_project: Path) -> Path:
-    """The fixture project at /srv/example-project, where its runs were made
-    (in a private mount namespace: tests/conftest.py), when /usr/bin/dash is
-    the binary the runs were made with."""
-    from tests.nexus_builder import FIXTURE_COMMAND, FIXTURE_COMMAND_HASH, sha256_file
-
-    try:
-        same = sha256_file(FIXTURE_COMMAND) == FIXTURE_COMMAND_HASH
-    except OSError:
-        same = False
-    if not same:
-        pytest.skip("/usr/bin/dash differs from the one the runs were made with")
-    return srv_project
-
-
 def test_at_the_original_place_receipts_are_byte_identical(mem, at_srv: Path) -> None:
     store = at_srv / STORE
     expected = (BMAD_PROJECT / STORE).read_bytes()
