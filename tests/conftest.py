@@ -3,11 +3,13 @@ two ways to run ``mem`` (in-process, and as a real process)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -163,6 +165,24 @@ def mem_process():
         return Run(proc.returncode, proc.stdout, proc.stderr)
 
     return run
+
+
+@contextlib.contextmanager
+def writer_lock_held(project: Path) -> Iterator[None]:
+    """``project``'s writer lock held by another process for the ``with`` block."""
+    code = (
+        "import sys, time\nfrom mem_core.files import writer_lock\n"
+        "with writer_lock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(120)\n"
+    )
+    holder = subprocess.Popen([sys.executable, "-c", code, str(project)], stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
