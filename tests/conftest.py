@@ -9,7 +9,8 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -183,6 +184,19 @@ def writer_lock_held(project: Path) -> Iterator[None]:
         holder.wait()
         if holder.stdout is not None:
             holder.stdout.close()
+
+
+def readers_beside_a_writer(reader: Callable[[], None], writer: Callable[[], None], readers: int = 8) -> None:
+    """``readers`` threads running ``reader``, started before one running
+    ``writer``; returns when all have ended."""
+    threads = [threading.Thread(target=reader) for _ in range(readers)]
+    for thread in threads:
+        thread.start()
+    write = threading.Thread(target=writer)
+    write.start()
+    write.join()
+    for thread in threads:
+        thread.join()
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:

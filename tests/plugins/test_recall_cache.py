@@ -22,6 +22,7 @@ from mem_core.files.cache import FileCache
 from mem_core.js.jsonfmt import dumps
 from mem_core.kernel import Kernel
 from mem_core.settings import load_settings
+from tests.conftest import readers_beside_a_writer
 from tests.plugins import recall_corpus
 
 NOW = "2026-11-05T12:00:00.000Z"
@@ -264,14 +265,7 @@ def test_eight_threads_recall_while_one_writes(tmp_path: Path) -> None:
                     errors.append(f"stale: {seen} of {written} events")
                 return
 
-    threads = [threading.Thread(target=reader) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    write_thread = threading.Thread(target=writer)
-    write_thread.start()
-    write_thread.join()
-    for thread in threads:
-        thread.join()
+    readers_beside_a_writer(reader, writer)
     assert errors == []
     assert _json(tmp_path, "zzmark cache", warm, limit=100) == _json(tmp_path, "zzmark cache", limit=100)
 
