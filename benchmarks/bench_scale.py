@@ -33,10 +33,8 @@ import random
 import shlex
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -44,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from run import WORDS, mem_command  # noqa: E402
+from run import WORDS, day_ts, mem_command, time_ms, write_journal  # noqa: E402
 
 NOW = "2026-11-30T12:00:00.000Z"
 #: accepted tasks per Nexus run in the receipt fixtures (``--tasks-per-run``)
@@ -134,21 +132,16 @@ def make_journal(project: Path, journal_bytes: int, sections: int, seed: int = 7
         (memory / name).write_text("".join(parts), encoding="utf-8")
     journal = project / ".bmad" / "memory" / "journal.ndjson"
     journal.parent.mkdir(parents=True, exist_ok=True)
-    lines, size, day = [], 0, 0
-    while True:
-        ts = f"2026-{(day // 28) % 12 + 1:02d}-{day % 28 + 1:02d}T{rng.randint(0, 23):02d}:00:00.000Z"
-        record = {"ts": ts, "agent": rng.choice(["forge", "zecher", "scout"]), "cli": "claude-code",
-                  "model": None, "task": _words(rng, rng.randint(3, 9)),
-                  "outcome": rng.choice(["success", "failure", "partial"]),
-                  "signals": {"evalScore": round(rng.random(), 2), "ci": rng.choice(["pass", "fail"])},
-                  "artifactHashes": [], "id": f"{rng.getrandbits(48):012x}"}  # fmt: skip
-        line = json.dumps(record, separators=(",", ":")) + "\n"
-        if size + len(line) > journal_bytes:
-            break
-        lines.append(line)
-        size += len(line)
-        day += 1
-    journal.write_text("".join(lines), encoding="utf-8")
+
+    def record(day: int) -> dict[str, object]:
+        ts = day_ts(rng, day)
+        return {"ts": ts, "agent": rng.choice(["forge", "zecher", "scout"]), "cli": "claude-code",
+                "model": None, "task": _words(rng, rng.randint(3, 9)),
+                "outcome": rng.choice(["success", "failure", "partial"]),
+                "signals": {"evalScore": round(rng.random(), 2), "ci": rng.choice(["pass", "fail"])},
+                "artifactHashes": [], "id": f"{rng.getrandbits(48):012x}"}  # fmt: skip
+
+    write_journal(journal, journal_bytes, record)
 
 
 # --------------------------------------------------------------------------
@@ -205,15 +198,6 @@ def reference_command(variable: str = "MEM_BENCH_REFERENCE") -> list[str] | None
     return shlex.split(text) if text else None
 
 
-def _time(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise SystemExit(f"benchmark command failed: {shlex.join(cmd)}: {proc.stderr.decode().strip()[-400:]}")
-    return elapsed * 1000
-
-
 def measure(
     mem: list[str],
     reference: list[str] | None,
@@ -235,7 +219,7 @@ def measure(
     for round_ in range(runs + 1):
         for name in order if round_ % 2 else order[::-1]:
             cmd, cwd = commands[name]
-            elapsed = _time(cmd, cwd, env)
+            elapsed = time_ms(cmd, cwd, env)
             if round_:
                 times[name].append(elapsed)
     return {name: statistics.median(values) for name, values in times.items()}

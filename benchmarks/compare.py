@@ -26,12 +26,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from run import make_corpus, mem_command  # noqa: E402
+from run import make_corpus, mem_command, time_ms  # noqa: E402
 
 ACTIONS = (
     ("write", ["write", "--agent", "bench", "--task", "measure the write path", "--ci", "pass"]),
@@ -43,15 +42,6 @@ ACTIONS = (
     ("remember", ["remember", "fact", "bench_key", "measured content"]),
     ("context", ["context"]),
 )
-
-
-def _time(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise SystemExit(f"benchmark command failed: {' '.join(cmd)}: {proc.stderr.decode().strip()}")
-    return elapsed * 1000
 
 
 def _instructions(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
@@ -116,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
                 counted = {}
                 for build, mem in builds.items():
                     where = ["-d", str(projects[label, build])] if label else []
-                    _time([*mem, *extra, *where], base, env)  # compiles the bytecode, warms the caches
+                    time_ms([*mem, *extra, *where], base, env)  # compiles the bytecode, warms the caches
                     counted[build] = _instructions([*mem, *extra, *where], base, env)
                 rows.append((name, counted["this"], counted["other"], counted["this"] / counted["other"]))
                 continue
@@ -124,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             for run in range(args.runs + 1):
                 for build, mem in (("this", builds["this"]), ("other", builds["other"]))[:: 1 if run % 2 else -1]:
                     where = ["-d", str(projects[label, build])] if label else []
-                    elapsed = _time([*mem, *extra, *where], base, env)
+                    elapsed = time_ms([*mem, *extra, *where], base, env)
                     if run:  # the first round warms the caches
                         times[build].append(elapsed)
             a, b = statistics.median(times["this"]), statistics.median(times["other"])

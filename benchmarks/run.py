@@ -21,12 +21,14 @@ import argparse
 import json
 import os
 import random
+import shlex
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -57,18 +59,32 @@ def make_corpus(root: Path, seed: int = 7) -> None:
         (memory / name).write_text("".join(parts), encoding="utf-8")
     journal = root / ".bmad" / "memory" / "journal.ndjson"
     journal.parent.mkdir(parents=True)
+
+    def record(day: int) -> dict[str, object]:
+        task = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 9)))
+        ts = day_ts(rng, day)
+        signals = {"evalScore": round(rng.random(), 2), "ci": rng.choice(["pass", "fail"])}
+        return {"ts": ts, "agent": rng.choice(["forge", "zecher", "scout"]), "cli": "claude-code",
+                "model": None, "task": task, "outcome": rng.choice(["success", "failure", "partial"]),
+                "signals": signals, "artifactHashes": [], "id": f"{rng.getrandbits(48):012x}"}  # fmt: skip
+
+    write_journal(journal, JOURNAL_BYTES, record)
+
+
+def day_ts(rng: random.Random, day: int) -> str:
+    """A timestamp on the ``day``-th day of a 28-day-month year of 2026, at a random hour."""
+    return f"2026-{(day // 28) % 12 + 1:02d}-{day % 28 + 1:02d}T{rng.randint(0, 23):02d}:00:00.000Z"
+
+
+def write_journal(journal: Path, limit: int, record: Callable[[int], dict[str, object]]) -> None:
+    """``journal`` holding the lines of ``record(day)`` for day 0, 1, … as
+    long as they fit in ``limit`` bytes."""
     lines = []
     size = 0
     day = 0
     while True:
-        task = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 9)))
-        ts = f"2026-{(day // 28) % 12 + 1:02d}-{day % 28 + 1:02d}T{rng.randint(0, 23):02d}:00:00.000Z"
-        signals = {"evalScore": round(rng.random(), 2), "ci": rng.choice(["pass", "fail"])}
-        record = {"ts": ts, "agent": rng.choice(["forge", "zecher", "scout"]), "cli": "claude-code",
-                  "model": None, "task": task, "outcome": rng.choice(["success", "failure", "partial"]),
-                  "signals": signals, "artifactHashes": [], "id": f"{rng.getrandbits(48):012x}"}  # fmt: skip
-        line = json.dumps(record, separators=(",", ":")) + "\n"
-        if size + len(line) > JOURNAL_BYTES:
+        line = json.dumps(record(day), separators=(",", ":")) + "\n"
+        if size + len(line) > limit:
             break
         lines.append(line)
         size += len(line)
@@ -76,16 +92,19 @@ def make_corpus(root: Path, seed: int = 7) -> None:
     journal.write_text("".join(lines), encoding="utf-8")
 
 
+def time_ms(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+    """The wall time of one run of ``cmd``, in milliseconds; a failing run stops the benchmark."""
+    started = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark command failed: {shlex.join(cmd)}: {proc.stderr.decode().strip()[-400:]}")
+    return elapsed * 1000
+
+
 def median_ms(cmd: list[str], runs: int, cwd: Path, env: dict[str, str]) -> float:
     subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warm up
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        times.append(time.perf_counter() - started)
-        if proc.returncode != 0:
-            raise SystemExit(f"benchmark command failed: {' '.join(cmd)}: {proc.stderr.decode().strip()}")
-    return statistics.median(times) * 1000
+    return statistics.median([time_ms(cmd, cwd, env) for _ in range(runs)])
 
 
 def main(argv: list[str] | None = None) -> int:

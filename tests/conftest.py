@@ -3,11 +3,14 @@ two ways to run ``mem`` (in-process, and as a real process)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import shutil
 import subprocess
 import sys
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -165,6 +168,37 @@ def mem_process():
     return run
 
 
+@contextlib.contextmanager
+def writer_lock_held(project: Path) -> Iterator[None]:
+    """``project``'s writer lock held by another process for the ``with`` block."""
+    code = (
+        "import sys, time\nfrom mem_core.files import writer_lock\n"
+        "with writer_lock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(120)\n"
+    )
+    holder = subprocess.Popen([sys.executable, "-c", code, str(project)], stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
+
+
+def readers_beside_a_writer(reader: Callable[[], None], writer: Callable[[], None], readers: int = 8) -> None:
+    """``readers`` threads running ``reader``, started before one running
+    ``writer``; returns when all have ended."""
+    threads = [threading.Thread(target=reader) for _ in range(readers)]
+    for thread in threads:
+        thread.start()
+    write = threading.Thread(target=writer)
+    write.start()
+    write.join()
+    for thread in threads:
+        thread.join()
+
+
 def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file under ``root`` with its bytes (to prove nothing changed)."""
     found = {}
@@ -254,6 +288,22 @@ def srv_project():
         yield SRV
     finally:
         shutil.rmtree(SRV, ignore_errors=True)
+
+
+@pytest.fixture
+def at_srv(srv_project: Path) -> Path:
+    """The fixture project at /srv/example-project, where its runs were made
+    (in a private mount namespace: :func:`srv_project`), when /usr/bin/dash is
+    the binary the runs were made with."""
+    from tests.nexus_builder import FIXTURE_COMMAND, FIXTURE_COMMAND_HASH, sha256_file
+
+    try:
+        same = sha256_file(FIXTURE_COMMAND) == FIXTURE_COMMAND_HASH
+    except OSError:
+        same = False
+    if not same:
+        pytest.skip("/usr/bin/dash differs from the one the runs were made with")
+    return srv_project
 
 
 # -- under CI, a test may not skip because a file it needs is missing ----------------------------

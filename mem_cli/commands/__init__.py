@@ -8,7 +8,7 @@ command declares. No typer here: it is on the start-up path of ``mem write``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from mem_cli.declare import Argument, Command, Option
@@ -34,6 +34,7 @@ __all__ = [
     "HUMAN",
     "REF",
     "given_signals",
+    "show",
     "one_memory_by_a_human",
 ]
 
@@ -113,16 +114,15 @@ HUMAN = Option(
 REF = Argument("ref", "The memory: its id (mem_…) or <category>/<key>.", metavar="REF")
 
 
-def one_memory_by_a_human(name: str, help: str, load: Callable[[], tuple[Any, Any]]) -> Command:
+def one_memory_by_a_human(name: str, help: str) -> Command:
     """The command of what a human does to one memory named by its
-    reference (``verify``, ``forget``): ``load()`` gives the service
-    function and its renderer, imported only when the command runs."""
+    reference (``verify``, ``forget``): the service function and the
+    renderer of that name, imported only when the command runs."""
 
     def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-        from mem_cli import output
+        from mem_core.api import memories
 
-        action, shown = load()
-        result = action(
+        result = getattr(memories, name)(
             values["ref"],
             mind=values["mind"],
             user=values["user"],
@@ -130,9 +130,24 @@ def one_memory_by_a_human(name: str, help: str, load: Callable[[], tuple[Any, An
             directory=values["directory"],
             kernel=kernel,
         )
-        output.show(result, values["json"], shown)
+        show(result, values["json"], name)
 
     return Command(name, help, group=MEMORIES, run=run, arguments=(REF,), options=(MIND, USER, HUMAN, DIRECTORY, JSON))
+
+
+def show(value: Any, json_mode: bool, renderer: str) -> None:
+    """A command's answer (:func:`mem_cli.output.show`): as JSON, or as the
+    text of the renderer of that name in :mod:`mem_cli.render`, imported
+    only for text."""
+    from mem_cli import output
+
+    def text(shown: Any) -> str:
+        from mem_cli import render
+
+        rendered: str = getattr(render, renderer)(shown)
+        return rendered
+
+    output.show(value, json_mode, text)
 
 
 def given_signals(values: Mapping[str, Any]) -> dict[str, str]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from mem_cli import output
-from mem_cli.commands import DIRECTORY, INTEGRATION, JSON
+from mem_cli.commands import DIRECTORY, INTEGRATION, JSON, show
 from mem_cli.declare import Argument, Command, Option
 
 if TYPE_CHECKING:
@@ -17,15 +16,13 @@ if TYPE_CHECKING:
 
 
 def list_(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_cli import render
     from mem_core.api.adapters import list_adapters
 
     report = list_adapters(values["directory"], scope=values["scope"], kernel=kernel)
-    output.show(report, values["json"], render.adapters_list)
+    show(report, values["json"], "adapters_list")
 
 
 def install(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_cli import render
     from mem_core.api.adapters import install_adapters
 
     result = install_adapters(
@@ -37,25 +34,23 @@ def install(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings
         command=values["command"],
         kernel=kernel,
     )
-    output.show(result, values["json"], render.adapters_change)
+    show(result, values["json"], "adapters_change")
 
 
 def remove(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_cli import render
     from mem_core.api.adapters import remove_adapters
 
     result = remove_adapters(
         values["directory"], values["names"], scope=values["scope"], dry_run=values["dry_run"], kernel=kernel
     )
-    output.show(result, values["json"], render.adapters_change)
+    show(result, values["json"], "adapters_change")
 
 
 def status(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_cli import render
     from mem_core.api.adapters import adapters_status
 
     report = adapters_status(values["directory"], scope=values["scope"], kernel=kernel)
-    output.show(report, values["json"], render.adapters_status)
+    show(report, values["json"], "adapters_status")
 
 
 NAMES = Argument(

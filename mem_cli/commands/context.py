@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from mem_cli import output
-from mem_cli.commands import DIRECTORY, JSON, MEMORIES, MIND, USER
+from mem_cli.commands import DIRECTORY, JSON, MEMORIES, MIND, USER, show
 from mem_cli.declare import Command, Option
 
 if TYPE_CHECKING:
@@ -17,7 +16,6 @@ if TYPE_CHECKING:
 
 
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_cli import render
     from mem_core.api.memories import context_summary
 
     result = context_summary(
@@ -29,7 +27,7 @@ def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | N
         kernel=kernel,
         kernel_settings=settings,
     )
-    output.show(result, values["json"], render.context)
+    show(result, values["json"], "context")
 
 
 COMMAND = Command(

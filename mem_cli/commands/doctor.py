@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from mem_cli import output
-from mem_cli.commands import DIRECTORY, JSON, PROJECT
+from mem_cli.commands import DIRECTORY, JSON, PROJECT, show
 from mem_cli.declare import Command, Option
 
 if TYPE_CHECKING:
@@ -28,12 +27,7 @@ def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | N
     from mem_core.doctor import doctor as run_doctor
 
     report = run_doctor(values["directory"], fix=values["fix"])
-    if values["json"]:
-        output.out_json(report)
-    else:
-        from mem_cli import render
-
-        output.out(render.doctor(report))
+    show(report, values["json"], "doctor")
     return 0 if report.ok else 1
 
 

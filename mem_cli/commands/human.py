@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from mem_cli import output
-from mem_cli.commands import DIRECTORY, JSON, MEMORIES
+from mem_cli.commands import DIRECTORY, JSON, MEMORIES, show
 from mem_cli.declare import Argument, Command, Option
 
 if TYPE_CHECKING:
@@ -18,27 +18,24 @@ if TYPE_CHECKING:
 
 
 def init(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_cli import render
     from mem_core.humans.api import init_human
 
     result = init_human(values["name"], trust=values["trust"], directory=values["directory"])
-    output.show(result, values["json"], render.human_init)
+    show(result, values["json"], "human_init")
 
 
 def list_(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_cli import render
     from mem_core.humans.api import list_humans
 
     result = list_humans(directory=values["directory"])
-    output.show(result, values["json"], render.humans)
+    show(result, values["json"], "humans")
 
 
 def revoke(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_cli import render
     from mem_core.humans.api import revoke_human
 
     result = revoke_human(values["name"], directory=values["directory"])
-    output.show(result, values["json"], render.human_revoke)
+    show(result, values["json"], "human_revoke")
 
 
 def login(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:

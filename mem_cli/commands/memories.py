@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from mem_cli import output
-from mem_cli.commands import DIRECTORY, JSON, MEMORIES, MIND, REF, USER
+from mem_cli.commands import DIRECTORY, JSON, MEMORIES, MIND, REF, USER, show
 from mem_cli.declare import Argument, Command, Option
 
 if TYPE_CHECKING:
@@ -37,23 +37,19 @@ def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | N
         kernel=kernel,
         kernel_settings=settings,
     )
-    from mem_cli import render
-
-    output.show(result, values["json"], render.memories)
+    show(result, values["json"], "memories")
 
 
 def history(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_cli import render
     from mem_core.api.memories import memory_history
 
     result = memory_history(
         values["ref"], mind=values["mind"], user=values["user"], directory=values["directory"], kernel=kernel
     )
-    output.show(result, values["json"], render.history)
+    show(result, values["json"], "history")
 
 
 def restore(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_cli import render
     from mem_core.api.memories import restore
 
     result = restore(
@@ -64,11 +60,10 @@ def restore(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings
         directory=values["directory"],
         kernel=kernel,
     )
-    output.show(result, values["json"], render.restore)
+    show(result, values["json"], "restore")
 
 
 def export(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_cli import render
     from mem_core.api.transfer import export_memories
 
     to = values["to"]
@@ -79,26 +74,24 @@ def export(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings 
         if result.text:  # JSON Lines: nothing at all for an empty store
             output.out(result.text.removesuffix("\n"))
         return
-    output.show(result, values["json"], render.exported)
+    show(result, values["json"], "exported")
 
 
 def import_(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_cli import render
     from mem_core.api.transfer import import_memories
 
     source = values["source"]
     result = import_memories(
         None if source == "-" else source, user=values["user"], directory=values["directory"], kernel=kernel
     )
-    output.show(result, values["json"], render.imported)
+    show(result, values["json"], "imported")
 
 
 def migrate(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_cli import render
     from mem_core.api.transfer import migrate_store
 
     result = migrate_store(values["to"], user=values["user"], directory=values["directory"], kernel=kernel)
-    output.show(result, values["json"], render.migrated)
+    show(result, values["json"], "migrated")
 
 
 COMMAND = Command(

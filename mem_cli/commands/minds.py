@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from mem_cli import output
-from mem_cli.commands import DIRECTORY, JSON, MEMORIES, USER
+from mem_cli.commands import DIRECTORY, JSON, MEMORIES, USER, show
 from mem_cli.declare import Command
 
 if TYPE_CHECKING:
@@ -17,11 +16,10 @@ if TYPE_CHECKING:
 
 
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_cli import render
     from mem_core.api.memories import list_minds
 
     result = list_minds(user=values["user"], directory=values["directory"], kernel=kernel)
-    output.show(result, values["json"], render.minds)
+    show(result, values["json"], "minds")
 
 
 COMMAND = Command(

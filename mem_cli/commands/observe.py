@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from mem_cli import output
-from mem_cli.commands import AGENT, DIRECTORY, JSON
+from mem_cli.commands import AGENT, DIRECTORY, JSON, show
 from mem_cli.declare import Command, Option
 
 if TYPE_CHECKING:
@@ -20,12 +19,7 @@ def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | N
     from mem_core.api.evidence import observe
 
     result = observe(values["input"], directory=values["directory"], kernel=kernel)
-    if values["json"]:
-        output.out_json(result)
-        return
-    from mem_cli import render
-
-    output.out(render.observe(result))
+    show(result, values["json"], "observe")
 
 
 COMMAND = Command(

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from mem_cli import output
-from mem_cli.commands import DIRECTORY, INTEGRATION, JSON
+from mem_cli.commands import DIRECTORY, INTEGRATION, JSON, show
 from mem_cli.declare import Command
 
 if TYPE_CHECKING:
@@ -17,7 +16,6 @@ if TYPE_CHECKING:
 
 
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_cli import render
     from mem_core.kernel.report import plugins_report
 
     if values["directory"] is not None:  # the plugins that project's settings load (its mem.toml `plugins`)
@@ -33,7 +31,7 @@ def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | N
         app.callback()(_group)  # a group even with one command, as mem's own app is
         add_plugin_commands(app, kernel)
     report = plugins_report(kernel=kernel)
-    output.show(report, values["json"], render.plugins)
+    show(report, values["json"], "plugins")
 
 
 def _group() -> None:

@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from mem_cli import output
-from mem_cli.commands import DIRECTORY, HUMAN, JSON, PROJECT
+from mem_cli.commands import DIRECTORY, HUMAN, JSON, PROJECT, show
 from mem_cli.declare import Argument, Command, Option
 
 if TYPE_CHECKING:
@@ -19,24 +18,22 @@ if TYPE_CHECKING:
 
 
 def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-    from mem_cli import render
     from mem_core.api.views import proposed_promotions
 
     result = proposed_promotions(values["directory"])
-    output.show(result, values["json"], render.promotions)
+    show(result, values["json"], "promotions")
 
 
 def _decision(name: str, verb: str) -> Command:
     """``mem promotions accept|reject``: one subcommand per decision."""
 
     def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | None = None) -> None:
-        from mem_cli import render
         from mem_core.api.decisions import decide
 
         result = decide(
             values["promotion_id"], name, values["reason"], human=values["human"], directory=values["directory"]
         )
-        output.show(result, values["json"], render.decision)
+        show(result, values["json"], "decision")
 
     return Command(
         name,

@@ -26,6 +26,8 @@ KEY_FILE = Option(
     "The server's own key.  [default: $MEM_SERVER_KEY_FILE, else <user config dir>/server/server.key]",
     metavar="FILE",
 )  # fmt: skip
+#: what a command on the server's own state (its database and key) takes
+SERVER_STATE = (STORE, DIRECTORY, KEY_FILE, JSON)
 
 
 def _text(lines: list[str]) -> Any:
@@ -201,24 +203,21 @@ COMMAND = Command(
                         Option("expires", "--expires", "Expiry: a duration (30d) or a date.", kind=str),
                         Option("rate", "--rate", "Requests a minute, across every replica.", kind=int, default=600),
                         Option("label", "--label", "A note for `keys list`.", kind=str, default=""),
-                        STORE,
-                        DIRECTORY,
-                        KEY_FILE,
-                        JSON,
+                        *SERVER_STATE,
                     ),
                 ),
                 Command(
                     "list",
                     "List the agent keys (never the keys themselves).",
                     run=keys_list,
-                    options=(STORE, DIRECTORY, KEY_FILE, JSON),
+                    options=SERVER_STATE,
                 ),
                 Command(
                     "revoke",
                     "Revoke an agent key: refused from the next request on, on every replica.",
                     run=keys_revoke,
                     arguments=(Argument("key_id", "", metavar="ID"),),
-                    options=(STORE, DIRECTORY, KEY_FILE, JSON),
+                    options=SERVER_STATE,
                 ),
             ),
         ),
@@ -232,10 +231,7 @@ COMMAND = Command(
                     run=audit_verify,
                     options=(
                         Option("expect", "--expect", "A head seen earlier, SEQ:HASH, that must still be there.", kind=str),
-                        STORE,
-                        DIRECTORY,
-                        KEY_FILE,
-                        JSON,
+                        *SERVER_STATE,
                     ),
                 ),
             ),
@@ -251,10 +247,7 @@ COMMAND = Command(
                     "Their public key file (.pub).  [default: the public half of the `mem human` key NAME on this machine]",
                     metavar="FILE",
                 ),
-                STORE,
-                DIRECTORY,
-                KEY_FILE,
-                JSON,
+                *SERVER_STATE,
             ),
         ),
     ),

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from mem_cli import output
-from mem_cli.commands import AGENT, DIRECTORY, JSON, SIGNAL_OPTIONS, given_signals
+from mem_cli.commands import AGENT, DIRECTORY, JSON, SIGNAL_OPTIONS, given_signals, show
 from mem_cli.declare import Command, Option
 
 if TYPE_CHECKING:
@@ -29,12 +28,7 @@ def run(values: Mapping[str, Any], kernel: Kernel | None, settings: Settings | N
         signals=given_signals(values),
         kernel=kernel,
     )
-    if values["json"]:
-        output.out_json(result)
-        return
-    from mem_cli import render
-
-    output.out(render.write(result))
+    show(result, values["json"], "write")
 
 
 COMMAND = Command(

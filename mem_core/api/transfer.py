@@ -33,7 +33,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import sys
 from typing import TYPE_CHECKING, Any
 
 from mem_core.api.backend import POSTGRES_MARKER, SQLITE_FILE
@@ -50,6 +49,7 @@ from mem_core.memories.validate import (
     parse_key,
     parse_mind,
     parse_tags,
+    read_bounded,
 )
 from mem_core.textsafe import escape as _visible
 
@@ -296,16 +296,7 @@ def _read_items(name: str, data: bytes) -> list[dict[str, Any]]:
 
 
 def _read_input(path: str | None) -> tuple[str, bytes]:
-    if path is None:
-        data = sys.stdin.buffer.read(IMPORT_MAX_BYTES + 1)
-        name = "stdin"
-    else:
-        name = path
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read(IMPORT_MAX_BYTES + 1)
-        except OSError as exc:
-            raise MemError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+    name, data = read_bounded(path, IMPORT_MAX_BYTES)
     if len(data) > IMPORT_MAX_BYTES:
         raise MemError(f"{name} is larger than {IMPORT_MAX_BYTES} bytes; split it")
     return name, data

@@ -88,6 +88,14 @@ def _str(description: str, **extra: Any) -> dict[str, Any]:
     return {"type": "string", "description": description, **extra}
 
 
+def _strs(description: str | None = None) -> dict[str, Any]:
+    """An array of strings."""
+    schema: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+    if description is not None:
+        schema["description"] = description
+    return schema
+
+
 _NULLABLE_STR = {"type": ["string", "null"]}
 
 MIND = _str("The mind (memory namespace) to use. Default: default.")
@@ -137,7 +145,7 @@ MEMORY = _obj(
         "category": {"type": "string", "enum": list(CATEGORIES)},
         "key": {"type": "string"},
         "content": {"type": "string"},
-        "tags": {"type": "array", "items": {"type": "string"}},
+        "tags": _strs(),
         "priority": {"type": "string", "enum": list(PRIORITIES[::-1])},
         "source": {"type": "string", "enum": list(SOURCES)},
         "verified": {"type": "boolean", "description": "A human's signature covers its current content."},
@@ -352,11 +360,7 @@ TOOLS: tuple[Tool, ...] = (
                     "description": "project (default) | portfolio: also the portfolio brain the server was "
                     "started with (`mem mcp --portfolio`).",
                 },
-                "context_scope": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "Project paths the question is about (evidence ranking).",
-                },
+                "context_scope": _strs("Project paths the question is about (evidence ranking)."),
             },
             ("query",),
         ),
@@ -422,11 +426,7 @@ TOOLS: tuple[Tool, ...] = (
         input_schema=_obj(
             {
                 "pattern": _str("The pattern id: its heading in patterns.md.", minLength=1),
-                "evidence": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "Journal event ids backing the reward (copied into a promotion).",
-                },
+                "evidence": _strs("Journal event ids backing the reward (copied into a promotion)."),
                 **SIGNALS_IN,
             },
             ("pattern",),
@@ -495,7 +495,7 @@ TOOLS: tuple[Tool, ...] = (
                     maxLength=128,
                 ),
                 "content": _str("The memory.", minLength=1),
-                "tags": {"type": "array", "items": {"type": "string"}, "description": "Tags (stored lower-case)."},
+                "tags": _strs("Tags (stored lower-case)."),
                 "priority": {"type": "string", "enum": list(PRIORITIES[::-1]), "description": "Default: normal."},
                 "confidence": {"type": "number", "description": "0 to 1. Default: 0.7."},
                 "expires": _str("When it expires: an ISO-8601 date or time, or a duration like 7d, 12h, 30m."),

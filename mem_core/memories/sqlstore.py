@@ -12,8 +12,9 @@ and the health checks.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+from mem_core.errors import MemError
 from mem_core.memories.interfaces import MemoryStore
 
 if TYPE_CHECKING:
@@ -22,6 +23,14 @@ if TYPE_CHECKING:
     from mem_core.memories.records import MemoryFilter
 
 __all__ = ["MEMORY_COLUMNS", "M_MEMORY_COLUMNS", "SIGNATURE_COLUMNS", "SqlStore"]
+
+
+class _Connection(Protocol):
+    def close(self) -> None: ...
+
+
+#: a dialect's driver connection
+Conn = TypeVar("Conn", bound=_Connection)
 
 #: the columns of a memory, in the order :meth:`SqlStore.record` reads them
 MEMORY_COLUMNS = (
@@ -34,11 +43,11 @@ M_MEMORY_COLUMNS = ", ".join("m." + column.strip() for column in MEMORY_COLUMNS.
 SIGNATURE_COLUMNS = ("memory_id", "by", "fingerprint", "verified_at", "signature")
 
 
-class SqlStore(MemoryStore):
+class SqlStore(MemoryStore, Generic[Conn]):
     """A :class:`MemoryStore` over SQL tables: a memories table (its rows
     aliased ``m`` in every statement), an append-only history table and a
-    signatures table. Subclasses set the class attributes of their dialect
-    and implement :meth:`_rows`."""
+    signatures table. Subclasses set the class attributes of their dialect,
+    keep their open connection in ``_conn`` and implement :meth:`_rows`."""
 
     #: the driver's parameter mark
     MARK = "?"
@@ -53,7 +62,9 @@ class SqlStore(MemoryStore):
     #: the condition that a memory ``m`` holds the tag given as one parameter
     TAG_CLAUSE = ""
 
+    _conn: Conn | None = None
     _in_transaction = False
+    _read_only = False
 
     # -- what a dialect provides ----------------------------------------------
 
@@ -109,13 +120,30 @@ class SqlStore(MemoryStore):
             sql += " WHERE " + " AND ".join([*scope, *conditions])
         return [self.record(row) for row in self._rows(sql, [*scoped, *params])]
 
-    def _writing(self) -> Any:
+    def _writing(self) -> Conn:
         if not self._in_transaction:
             raise RuntimeError("memory store writes must happen inside store.transaction()")
         return self._connection()
 
-    def _connection(self) -> Any:
-        raise NotImplementedError
+    def _connection(self) -> Conn:
+        if self._conn is None:
+            raise RuntimeError("the memory store is closed")
+        return self._conn
+
+    def _starting_transaction(self) -> Conn:
+        """The connection a new transaction runs on: none inside another, nor
+        on a store open for reading only."""
+        if self._in_transaction:
+            raise RuntimeError("a memory store transaction is already open")
+        conn = self._connection()
+        if self._read_only:
+            raise MemError(f"Memory store {self.location} is open for reading only.")
+        return conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
     # -- reads ------------------------------------------------------------------
 

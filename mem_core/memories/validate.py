@@ -44,6 +44,7 @@ __all__ = [
     "parse_limit",
     "parse_version",
     "iso_timestamp",
+    "read_bounded",
     "read_content",
     "content_of",
 ]
@@ -296,22 +297,28 @@ def is_memory_id(value: str) -> bool:
 _CONTENT_SLACK = 4096
 
 
+def read_bounded(path: str | None, limit: int) -> tuple[str, bytes]:
+    """The name of a file (``path``) or of stdin (``None``, named ``stdin``),
+    and at most ``limit + 1`` of its bytes: more than ``limit`` says it is
+    too large. A failed read is a one-line error."""
+    import sys
+
+    name = "stdin" if path is None else path
+    try:
+        if path is None:
+            return name, sys.stdin.buffer.read(limit + 1)
+        with open(path, "rb") as fh:
+            return name, fh.read(limit + 1)
+    except OSError as exc:
+        raise MemError(f"Cannot read {name}: {exc.strerror or exc}.") from None
+
+
 def read_content(path: str | None) -> str:
     """The content of a memory from a file (``path``) or from stdin (``None``):
     UTF-8, at most the content's bound (``CONTENT_MAX_BYTES``, surrounding
     white space aside); anything else is a one-line error."""
-    import sys
-
-    name = "stdin" if path is None else path
     limit = CONTENT_MAX_BYTES + _CONTENT_SLACK
-    try:
-        if path is None:
-            data = sys.stdin.buffer.read(limit + 1)
-        else:
-            with open(path, "rb") as fh:
-                data = fh.read(limit + 1)
-    except OSError as exc:
-        raise MemError(f"Cannot read {name}: {exc.strerror or exc}.") from None
+    name, data = read_bounded(path, limit)
     if len(data) > limit:
         raise MemError(f"{name} holds more than {CONTENT_MAX_BYTES} bytes; a memory's content is at most that")
     try:

@@ -423,7 +423,7 @@ def _one_line(text: str) -> str:
 # -- the store ----------------------------------------------------------------
 
 
-class PostgresStore(SqlStore):
+class PostgresStore(SqlStore["psycopg.Connection[Any]"]):
     """A namespace in a PostgreSQL database (the DSN in ``$MEM_POSTGRES_DSN``
     or the variable the ``postgres_dsn_env`` setting names)."""
 
@@ -452,12 +452,10 @@ class PostgresStore(SqlStore):
     dsn_env: ClassVar[str] = DSN_ENV
 
     def __init__(self, conn: psycopg.Connection[Any], store_id: int, namespace: str, url: str) -> None:
-        self._conn: psycopg.Connection[Any] | None = conn
+        self._conn = conn
         self._store_id = store_id
         self._namespace = namespace
         self._url = url
-        self._in_transaction = False
-        self._read_only = False
         #: the schema version a reader found (a writer migrates to SCHEMA_VERSION)
         self._version = SCHEMA_VERSION
 
@@ -624,16 +622,6 @@ class PostgresStore(SqlStore):
         )
         return [{"name": "schema", "status": status, "detail": detail}]
 
-    def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-
-    def _connection(self) -> psycopg.Connection[Any]:
-        if self._conn is None:
-            raise RuntimeError("the memory store is closed")
-        return self._conn
-
     def _errors(self) -> Any:
         return _errors(self.location)
 
@@ -641,11 +629,7 @@ class PostgresStore(SqlStore):
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        if self._in_transaction:
-            raise RuntimeError("a memory store transaction is already open")
-        conn = self._connection()
-        if self._read_only:
-            raise MemError(f"Memory store {self.location} is open for reading only.")
+        conn = self._starting_transaction()
         self._in_transaction = True
         try:
             with self._errors(), conn.transaction():

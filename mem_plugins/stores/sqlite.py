@@ -312,7 +312,7 @@ def _fts_match(phrase: tuple[str, ...]) -> str:
     return _fts_phrase(phrase[0]) + ("*" if len(phrase[0]) >= 3 else "")
 
 
-class SqliteStore(SqlStore):
+class SqliteStore(SqlStore["sqlite3.Connection"]):
     """The embedded default: one SQLite file, WAL, FTS5, append-only history."""
 
     name = "sqlite"
@@ -332,9 +332,7 @@ class SqliteStore(SqlStore):
 
     def __init__(self, path: str, conn: sqlite3.Connection) -> None:
         self._path = path
-        self._conn: sqlite3.Connection | None = conn
-        self._in_transaction = False
-        self._read_only = False
+        self._conn = conn
         #: the schema version of the open database
         self._version = SCHEMA_VERSION
 
@@ -454,16 +452,6 @@ class SqliteStore(SqlStore):
         with self._errors():
             return self._user_version()
 
-    def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-
-    def _connection(self) -> sqlite3.Connection:
-        if self._conn is None:
-            raise RuntimeError("the memory store is closed")
-        return self._conn
-
     @contextmanager
     def _errors(self) -> Iterator[None]:
         import sqlite3
@@ -477,11 +465,7 @@ class SqliteStore(SqlStore):
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        if self._in_transaction:
-            raise RuntimeError("a memory store transaction is already open")
-        conn = self._connection()
-        if self._read_only:
-            raise MemError(f"Memory store {self._path} is open for reading only.")
+        conn = self._starting_transaction()
         with self._errors():
             conn.execute("BEGIN IMMEDIATE")
         self._in_transaction = True

@@ -74,11 +74,16 @@ def _covers(value: Any) -> list[str]:
     return js_sorted(dict.fromkeys(value))
 
 
-def _read_report(project: str, report: str) -> tuple[bytes, int]:
+def _safe_file(project: str, relative: str) -> str:
+    """:func:`safe_file`, its refusal a failed verification."""
     try:
-        path = safe_file(project, report)
+        return safe_file(project, relative)
     except MemError as exc:
         raise _fail(exc.message) from None
+
+
+def _read_report(project: str, report: str) -> tuple[bytes, int]:
+    path = _safe_file(project, report)
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -137,10 +142,7 @@ def _covered(project: str, covers: list[str]) -> dict[str, tuple[str, int]]:
     found: dict[str, tuple[str, int]] = {}
 
     def visit(relative: str) -> None:
-        try:
-            path = safe_file(project, relative)
-        except MemError as exc:
-            raise _fail(exc.message) from None
+        path = _safe_file(project, relative)
         try:
             st = os.lstat(path)
         except FileNotFoundError:

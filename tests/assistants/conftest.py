@@ -12,6 +12,8 @@ import pytest
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # fake_model, programs and echo_mcp import as top-level modules
     sys.path.insert(0, str(HERE))
+# the shared checks of the test modules report their failures as pytest does
+pytest.register_assert_rewrite("programs", "memproject")
 
 from fake_model import FakeModel  # noqa: E402
 

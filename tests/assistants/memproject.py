@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import programs
 import pytest
@@ -69,6 +70,23 @@ def make_project(root: Path, home: Path, url: str, *, cli: str) -> Path:
     )
     assert wrote.returncode == 0, wrote.stderr
     return project
+
+
+def assert_recall_answered(answer: dict[str, Any], done: programs.Completed, reply_text: str) -> None:
+    """``answer``, the ``recall`` tool's JSON for :data:`QUERY`, has the decision on top, and the
+    turn printed it with the fake model's reply."""
+    assert answer["query"] == QUERY
+    top = answer["results"][0]
+    assert (top["kind"], top["sourceFile"], top["ref"]) == ("note", ".agents/memory/decisions.md", HEADING)
+    assert BODY in top["text"]
+    assert BODY in done.stdout and reply_text in done.stdout, done.describe()
+
+
+def assert_one_session_event(before: list[dict[str, object]], after: list[dict[str, object]], cli: str) -> None:
+    """The journal ``after`` the turn is the one ``before`` it plus one event of ``cli``'s session."""
+    new = after[len(before) :]
+    assert after[: len(before)] == before
+    assert [(e["agent"], e["cli"], e["task"], e["outcome"]) for e in new] == [(cli, cli, PROMPT, None)]
 
 
 def clean_env(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:

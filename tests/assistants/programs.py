@@ -112,6 +112,15 @@ def available(name: str) -> str | None:
     return None
 
 
+def need(name: str) -> None:
+    """Skip the test (or the module, from a module fixture) when ``name`` cannot run here."""
+    import pytest
+
+    reason = available(name)
+    if reason:
+        pytest.skip(reason)
+
+
 def executable(name: str) -> str:
     reason = available(name)
     if reason:
@@ -617,6 +626,12 @@ INSTRUCTION_FILE = {
     "opencode": "AGENTS.md",
     "aider": "CONVENTIONS.md",
 }
+
+
+def assert_listed(listed: Completed, server: str, state: str) -> None:
+    """``listed``, an ``mcp list``, exited 0 and says ``server`` is ``state`` (:func:`mcp_list_state`)."""
+    assert listed.returncode == 0, listed.describe()
+    assert mcp_list_state(listed.output, server) == state, listed.describe()
 
 
 def mcp_tool_name(assistant: str, server: str, tool: str) -> str:

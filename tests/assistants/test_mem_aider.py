@@ -49,9 +49,7 @@ def texts(requests: list[Recorded]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def turns(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Turns]:
-    reason = programs.available(ASSISTANT)
-    if reason:
-        pytest.skip(reason)
+    programs.need(ASSISTANT)
     root = tmp_path_factory.mktemp("mem-aider")
     home = root / "home"
     with pytest.MonkeyPatch.context() as monkeypatch, FakeModel(reply_text=f"ANSWER-{uuid.uuid4().hex[:8]}") as fake:

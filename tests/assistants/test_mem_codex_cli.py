@@ -34,9 +34,7 @@ class Turn:
 
 @pytest.fixture(scope="module")
 def turn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Turn]:
-    reason = programs.available(ASSISTANT)
-    if reason:
-        pytest.skip(reason)
+    programs.need(ASSISTANT)
     project, home = pm.make_project(tmp_path_factory.mktemp("codex"))
     installed = pm.install(ASSISTANT, project, home)
     with FakeModel() as fake:

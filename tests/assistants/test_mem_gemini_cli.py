@@ -30,6 +30,8 @@ from memproject import (
     PROMPT,
     QUERY,
     TURN_ENV,
+    assert_one_session_event,
+    assert_recall_answered,
     clean_env,
     hooks_log,
     journal,
@@ -60,9 +62,7 @@ class Turn:
 
 @pytest.fixture(scope="module")
 def turn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Turn]:
-    reason = programs.available(ASSISTANT)
-    if reason:
-        pytest.skip(reason)
+    programs.need(ASSISTANT)
     root = tmp_path_factory.mktemp("mem-gemini-cli")
     home = root / "home"
     with pytest.MonkeyPatch.context() as monkeypatch, FakeModel(reply_text=f"ANSWER-{uuid.uuid4().hex[:8]}") as fake:
@@ -134,17 +134,11 @@ def test_the_recall_tool_result_comes_back(turn: Turn) -> None:
     assert results, "the next request carries no tool result"
     text = results[-1]  # Gemini CLI wraps it: <untrusted_context>JSON</untrusted_context>
     answer = json.loads(text[text.index("{") : text.rindex("}") + 1])
-    assert answer["query"] == QUERY
-    top = answer["results"][0]
-    assert (top["kind"], top["sourceFile"], top["ref"]) == ("note", ".agents/memory/decisions.md", HEADING)
-    assert BODY in top["text"]
-    assert BODY in turn.done.stdout and turn.fake.reply_text in turn.done.stdout, turn.done.describe()
+    assert_recall_answered(answer, turn.done, turn.fake.reply_text)
 
 
 def test_the_session_end_hook_journals_one_event(turn: Turn) -> None:
-    new = turn.journal_after[len(turn.journal_before) :]
-    assert turn.journal_after[: len(turn.journal_before)] == turn.journal_before
-    assert [(e["agent"], e["cli"], e["task"], e["outcome"]) for e in new] == [(ASSISTANT, ASSISTANT, PROMPT, None)]
+    assert_one_session_event(turn.journal_before, turn.journal_after, ASSISTANT)
 
 
 def test_no_hook_failed(turn: Turn) -> None:
@@ -152,8 +146,7 @@ def test_no_hook_failed(turn: Turn) -> None:
 
 
 def test_mcp_list_reports_mem_connected(turn: Turn) -> None:
-    assert turn.listed.returncode == 0, turn.listed.describe()
-    assert programs.mcp_list_state(turn.listed.output, "mem") == "connected", turn.listed.describe()
+    programs.assert_listed(turn.listed, "mem", "connected")
 
 
 def test_only_loopback(turn: Turn) -> None:

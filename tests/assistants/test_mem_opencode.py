@@ -36,9 +36,7 @@ class Turn:
 
 @pytest.fixture(scope="module")
 def turn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Turn]:
-    reason = programs.available(ASSISTANT)
-    if reason:
-        pytest.skip(reason)
+    programs.need(ASSISTANT)
     project, home = pm.make_project(tmp_path_factory.mktemp("opencode"))
     installed = pm.install(ASSISTANT, project, home)
     with FakeModel() as fake:
@@ -106,8 +104,7 @@ def test_session_idle_journals_the_session_once(turn: Turn) -> None:
 
 
 def test_mcp_list_reports_mem_connected(turn: Turn) -> None:
-    assert turn.listed.returncode == 0, turn.listed.describe()
-    assert programs.mcp_list_state(turn.listed.output, "mem") == "connected", turn.listed.describe()
+    programs.assert_listed(turn.listed, "mem", "connected")
 
 
 def test_no_traffic_but_loopback(turn: Turn) -> None:

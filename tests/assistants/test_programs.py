@@ -21,12 +21,6 @@ ECHO_MCP = Path(__file__).resolve().parent / "echo_mcp.py"
 MCP_ASSISTANTS = ["claude-code", "codex-cli", "gemini-cli", "opencode"]
 
 
-def need(name: str) -> None:
-    reason = programs.available(name)
-    if reason:
-        pytest.skip(reason)
-
-
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     path = tmp_path / "home"
@@ -59,7 +53,7 @@ def model_requests(fake: FakeModel) -> list[str]:
 def test_headless_turn_carries_the_instruction_file(
     assistant: str, fake_model: FakeModel, project: Path, home: Path
 ) -> None:
-    need(assistant)
+    programs.need(assistant)
     marker = write_instructions(assistant, project)
 
     done = programs.RUN_TURN[assistant](project, home, "Say hello to the project.", fake_model.url)
@@ -74,7 +68,7 @@ def test_headless_turn_carries_the_instruction_file(
 
 @pytest.mark.parametrize("assistant", MCP_ASSISTANTS)
 def test_mcp_tool_round_trip(assistant: str, fake_model: FakeModel, project: Path, home: Path, tmp_path: Path) -> None:
-    need(assistant)
+    programs.need(assistant)
     token = uuid.uuid4().hex[:10]
     log = tmp_path / "echo-calls.ndjson"
     fake_model.call_tool("echo", {"text": token})
@@ -105,16 +99,15 @@ def test_mcp_tool_round_trip(assistant: str, fake_model: FakeModel, project: Pat
 def test_mcp_list_reports_the_server_connected(
     assistant: str, fake_model: FakeModel, project: Path, home: Path
 ) -> None:
-    need(assistant)
+    programs.need(assistant)
     done = programs.MCP_LIST[assistant](project, home, fake_model.url, [sys.executable, str(ECHO_MCP)], mcp_name="echo")
-    assert done.returncode == 0, done.describe()
-    assert programs.mcp_list_state(done.output, "echo") == "connected", done.describe()
+    programs.assert_listed(done, "echo", "connected")
     assert fake_model.escapes() == []
 
 
 @pytest.mark.parametrize("assistant", list(programs.MCP_LIST))
 def test_mcp_list_reports_a_broken_server(assistant: str, fake_model: FakeModel, project: Path, home: Path) -> None:
-    need(assistant)
+    programs.need(assistant)
     broken = [sys.executable, "-c", "import sys; sys.exit(3)"]
     done = programs.MCP_LIST[assistant](project, home, fake_model.url, broken, mcp_name="echo")
     assert programs.mcp_list_state(done.output, "echo") == "failed", done.describe()
@@ -140,7 +133,7 @@ def test_mcp_list_state(output: str, state: str | None) -> None:
 
 
 def test_inspector_lists_and_calls_the_tools(project: Path, home: Path) -> None:
-    need("inspector")
+    programs.need("inspector")
     server = [sys.executable, str(ECHO_MCP)]
     listed = programs.inspector(server, "--method", "tools/list", cwd=project, home=home)
     assert listed.returncode == 0, listed.describe()

@@ -5,14 +5,12 @@ unchanged), and receipts byte-identical to those bmad-plus mem wrote."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import BMAD_PROJECT, tree_bytes
+from tests.conftest import BMAD_PROJECT, tree_bytes, writer_lock_held
 from tests.nexus_builder import RunBuilder, make_project, relocate
 
 STORE = ".bmad/memory/outcomes.ndjson"
@@ -198,14 +196,7 @@ def test_input_file_problems(mem, accepted: Path, now: str) -> None:
 
 def test_lock_held_by_another_process(mem_process, accepted: Path, now: str) -> None:
     _input(accepted)
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time\nfrom mem_core.files import writer_lock\n"
-         "with writer_lock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(120)\n", str(accepted)],
-        stdout=subprocess.PIPE,
-    )  # fmt: skip
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+    with writer_lock_held(accepted):
         before = tree_bytes(accepted)
         run = mem_process("observe", "--input", "in.json", "-d", str(accepted))
         assert run.code == 1
@@ -216,11 +207,6 @@ def test_lock_held_by_another_process(mem_process, accepted: Path, now: str) -> 
             ).decode()
         )
         assert tree_bytes(accepted) == before
-    finally:
-        holder.kill()
-        holder.wait()
-        if holder.stdout is not None:
-            holder.stdout.close()
 
 
 # ---------------------------------------------------------------- byte-compatibility with bmad-plus mem
@@ -241,22 +227,6 @@ def test_reobserving_the_fixture_inputs_gives_the_same_bytes(mem, bmad_project: 
     assert store.read_bytes() == expected
     ids = [json.loads(line)["id"] for line in expected.decode().splitlines()]
     assert first.out == f"mem observe: {ids[0]} recorded; lesson causality remains unmeasured.\n"
-
-
-@pytest.fixture
-def at_srv(srv_project: Path) -> Path:
-    """The fixture project at /srv/example-project, where its runs were made
-    (in a private mount namespace: tests/conftest.py), when /usr/bin/dash is
-    the binary the runs were made with."""
-    from tests.nexus_builder import FIXTURE_COMMAND, FIXTURE_COMMAND_HASH, sha256_file
-
-    try:
-        same = sha256_file(FIXTURE_COMMAND) == FIXTURE_COMMAND_HASH
-    except OSError:
-        same = False
-    if not same:
-        pytest.skip("/usr/bin/dash differs from the one the runs were made with")
-    return srv_project
 
 
 def test_at_the_original_place_receipts_are_byte_identical(mem, at_srv: Path) -> None:

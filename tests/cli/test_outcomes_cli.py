@@ -118,22 +118,6 @@ def test_store_shape_errors(mem, relocated: tuple[Path, list[str]], now: str) ->
         assert (run.code, run.err) == (1, f"mem outcomes: {message}\n")
 
 
-@pytest.fixture
-def at_srv(srv_project: Path) -> Path:
-    """The fixture project at /srv/example-project, where its runs were made
-    (in a private mount namespace: tests/conftest.py), when /usr/bin/dash is
-    the binary the runs were made with."""
-    from tests.nexus_builder import FIXTURE_COMMAND, FIXTURE_COMMAND_HASH, sha256_file
-
-    try:
-        same = sha256_file(FIXTURE_COMMAND) == FIXTURE_COMMAND_HASH
-    except OSError:
-        same = False
-    if not same:
-        pytest.skip("/usr/bin/dash differs from the one the runs were made with")
-    return srv_project
-
-
 def test_the_readme_outputs_at_the_original_place(mem, at_srv: Path, now: str) -> None:
     run = mem("outcomes", "-d", str(at_srv))
     assert (run.code, run.out) == (0, README_OUTCOMES)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import writer_lock_held
+
 WRITERS = 8
 EACH = 100
 
@@ -50,21 +52,10 @@ def test_eight_processes_times_one_hundred_writes_lose_nothing(project: Path) ->
 def test_a_held_lock_makes_the_mem_process_fail_after_about_two_seconds(project: Path, mem_process) -> None:
     import time
 
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys,time\nfrom mem_core.files import writer_lock\nwith writer_lock(sys.argv[1]):\n"
-         "    print('held', flush=True); time.sleep(30)\n", str(project)],
-        stdout=subprocess.PIPE,
-    )  # fmt: skip
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+    with writer_lock_held(project):
         started = time.monotonic()
         run = mem_process("write", "--agent", "a", "-d", str(project))
         waited = time.monotonic() - started
-    finally:
-        holder.kill()
-        holder.wait()
-        holder.stdout.close()
     assert run.code == 1
     assert run.err == (
         "mem write: Memory writer lock is occupied. Inspect writer.lock and its owner; do not remove a live lock.\n"

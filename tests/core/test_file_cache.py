@@ -14,6 +14,7 @@ from mem_core.errors import MemError
 from mem_core.files import GREW, NOT_REGULAR, NOT_UTF8
 from mem_core.files import cache as cache_module
 from mem_core.files.cache import FileCache
+from tests.conftest import readers_beside_a_writer
 
 REL = "notes/a.txt"
 
@@ -239,14 +240,7 @@ def test_threads_never_see_a_torn_or_stale_value(tmp_path: Path) -> None:
                     errors.append(f"stale: v{seen}, the file holds v{last[0]}")
                 return
 
-    threads = [threading.Thread(target=reader) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    write = threading.Thread(target=writer)
-    write.start()
-    write.join()
-    for thread in threads:
-        thread.join()
+    readers_beside_a_writer(reader, writer)
     assert errors == []
     assert cache.load(str(tmp_path), REL, _parse_version) == (199, 5000)
 

@@ -49,15 +49,21 @@ def test_an_empty_store_changes_nothing_either(mem, bmad_project: Path, now: str
         assert after.out_bytes == before.out_bytes
 
 
-def test_recall_without_a_store_imports_no_database_driver(project: Path) -> None:
+def _recall_in_a_process(project: Path, query: str) -> subprocess.CompletedProcess[str]:
+    """``mem recall QUERY`` in a fresh interpreter without ``MEM_USER_DIR``;
+    its last stderr line lists the database drivers it imported."""
     code = (
         "import sys\n"
         "from mem_cli.main import main\n"
-        f"main(['recall', 'anything', '-d', {str(project)!r}])\n"
+        f"main(['recall', {query!r}, '-d', {str(project)!r}])\n"
         "print(sorted(m for m in ('sqlite3', 'pydantic') if m in sys.modules), file=sys.stderr)\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "MEM_USER_DIR"}
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+
+
+def test_recall_without_a_store_imports_no_database_driver(project: Path) -> None:
+    proc = _recall_in_a_process(project, "anything")
     assert proc.stderr.splitlines()[-1] == "[]"
 
 
@@ -134,14 +140,7 @@ def test_recall_reads_the_project_store_only(mem, project: Path, now: str) -> No
 
 def test_recall_opens_no_user_store_even_without_mem_user_dir(project: Path, now: str) -> None:
     service.remember("fact", "k", "some words", directory=str(project))
-    code = (
-        "import sys\n"
-        "from mem_cli.main import main\n"
-        f"main(['recall', 'words', '-d', {str(project)!r}])\n"
-        "print(sorted(m for m in ('sqlite3', 'pydantic') if m in sys.modules), file=sys.stderr)\n"
-    )
-    env = {k: v for k, v in os.environ.items() if k != "MEM_USER_DIR"}
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    proc = _recall_in_a_process(project, "words")
     assert "fact/k" in proc.stdout
     assert proc.stderr.splitlines()[-1] == "['sqlite3']"
 

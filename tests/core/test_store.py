@@ -13,6 +13,7 @@ import pytest
 
 from mem_core import files
 from mem_core.errors import MemError
+from tests.conftest import writer_lock_held
 
 
 @pytest.mark.parametrize(
@@ -138,30 +139,13 @@ def test_a_lock_replaced_by_someone_else_is_not_removed(project: Path) -> None:
     assert lock.read_text() == '{"pid":1,"hostname":"other","token":"t"}'
 
 
-def _hold_lock(project: Path) -> subprocess.Popen[bytes]:
-    code = (
-        "import sys,time; from mem_core import files\n"
-        "with files.writer_lock(sys.argv[1]):\n"
-        "    print('held', flush=True); time.sleep(30)\n"
-    )
-    proc = subprocess.Popen([sys.executable, "-c", code, str(project)], stdout=subprocess.PIPE)
-    assert proc.stdout is not None and proc.stdout.readline() == b"held\n"
-    return proc
-
-
 def test_a_live_lock_held_by_another_process_fails_after_about_two_seconds(project: Path) -> None:
-    holder = _hold_lock(project)
-    try:
+    with writer_lock_held(project):
         started = time.monotonic()
         with pytest.raises(MemError) as caught:
             with files.writer_lock(str(project)):
                 pass
         waited = time.monotonic() - started
-    finally:
-        holder.kill()
-        holder.wait()
-        assert holder.stdout is not None
-        holder.stdout.close()
     assert caught.value.message == files.LOCKED
     assert 1.9 <= waited < 6
 

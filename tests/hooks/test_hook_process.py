@@ -14,6 +14,7 @@ import pytest
 
 from mem_core.api import memories
 from mem_core.hooks.prompt import prompt_query
+from tests.conftest import writer_lock_held
 from tests.hooks.conftest import DATA, NOW, hooks_log
 
 PROMPTS = json.loads((DATA / "prompts.json").read_text(encoding="utf-8"))
@@ -336,18 +337,8 @@ def test_a_missing_project(hook, tmp_path: Path, cache: Path) -> None:
 def test_a_held_writer_lock(hook, fixture_project: Path) -> None:
     hook("prompt-submit", "claude-code", payload(fixture_project, prompt=RELEVANT))
     before = len(journal(fixture_project))
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\nfrom mem_core.files.lock import writer_lock\n"
-         "with writer_lock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(30)", str(fixture_project)],
-        stdout=subprocess.PIPE,
-    )  # fmt: skip
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+    with writer_lock_held(fixture_project):
         run = hook("session-end", "claude-code", payload(fixture_project))
-    finally:
-        holder.kill()
-        holder.wait()
-        holder.stdout.close()
     assert_failed_open(run, fixture_project, "session-end --assistant claude-code")
     assert run.seconds < 1.0 + 1.5
     assert len(journal(fixture_project)) == before

@@ -5,6 +5,7 @@ worker threads) and through eight stdio servers (eight processes)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,18 @@ def _check(project: Path, failures: list[str], totals: list[tuple[int, int]]) ->
     assert len({m["key"] for m in listed["memories"]}) == remembered
 
 
+def _all_clients(one: Callable[[int], Awaitable[None]]) -> None:
+    """``one(client)`` for each of the CLIENTS clients at once, within four minutes."""
+
+    async def main() -> None:
+        with anyio.fail_after(240):
+            async with anyio.create_task_group() as group:
+                for client in range(CLIENTS):
+                    group.start_soon(one, client)
+
+    anyio.run(main)
+
+
 def test_eight_http_clients_on_one_server(project: Path, http_server: Any) -> None:
     _seed(project)
     server = http_server(project)
@@ -73,13 +86,7 @@ def test_eight_http_clients_on_one_server(project: Path, http_server: Any) -> No
         async with http_session(server.url) as session:
             totals.append(await _client(session, client, failures))
 
-    async def main() -> None:
-        with anyio.fail_after(240):
-            async with anyio.create_task_group() as group:
-                for client in range(CLIENTS):
-                    group.start_soon(one, client)
-
-    anyio.run(main)
+    _all_clients(one)
     _check(project, failures, totals)
     assert server.close() == b""
 
@@ -93,11 +100,5 @@ def test_eight_stdio_servers(project: Path, tmp_path: Path) -> None:
         async with stdio_session(project, tmp_path / f"err-{client}.log") as session:
             totals.append(await _client(session, client, failures))
 
-    async def main() -> None:
-        with anyio.fail_after(240):
-            async with anyio.create_task_group() as group:
-                for client in range(CLIENTS):
-                    group.start_soon(one, client)
-
-    anyio.run(main)
+    _all_clients(one)
     _check(project, failures, totals)

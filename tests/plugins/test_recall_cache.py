@@ -22,6 +22,8 @@ from mem_core.files.cache import FileCache
 from mem_core.js.jsonfmt import dumps
 from mem_core.kernel import Kernel
 from mem_core.settings import load_settings
+from tests.conftest import readers_beside_a_writer
+from tests.plugins import recall_corpus
 
 NOW = "2026-11-05T12:00:00.000Z"
 WORDS = ["cache", "auth", "values", "queue", "retry", "token", "zéro", "ci", "pass", "x", "Cache-Values", "2026"]
@@ -69,10 +71,7 @@ events = st.lists(
     ),
     max_size=30,
 )
-sections = st.lists(
-    st.tuples(st.lists(st.sampled_from(WORDS), min_size=0, max_size=3), st.lists(st.sampled_from(WORDS), max_size=12)),
-    max_size=6,
-)
+sections = recall_corpus.sections(WORDS)
 queries = st.lists(
     st.tuples(
         st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join),
@@ -101,16 +100,6 @@ def _journal(specs: list[tuple[list[str], int, int]]) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def _notes(specs: list[tuple[list[str], list[str]]], crlf: bool) -> str:
-    end = "\r\n" if crlf else "\n"
-    parts = ["# Notes", "intro cache values"]
-    for heading, body in specs:
-        parts.append("### " + " ".join(heading))
-        parts.append(" ".join(body))
-        parts.append("#### not a heading " + " ".join(body[:2]))
-    return end.join(parts) + end
-
-
 def _make(project: Path, journal: str, notes: list[str]) -> None:
     (project / ".bmad" / "memory").mkdir(parents=True, exist_ok=True)
     (project / ".agents" / "memory").mkdir(parents=True, exist_ok=True)
@@ -130,7 +119,7 @@ def _make(project: Path, journal: str, notes: list[str]) -> None:
 def test_a_warm_kernel_answers_as_a_fresh_one(journal_specs, note_specs, asked, later_specs) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp)
-        _make(project, _journal(journal_specs), [_notes(s, crlf) for s, crlf in note_specs])
+        _make(project, _journal(journal_specs), [recall_corpus.notes(s, crlf) for s, crlf in note_specs])
         warm = _kernel(project)
         for round_ in range(2):
             for query, limit, ranking in asked:
@@ -147,7 +136,9 @@ def test_a_warm_kernel_answers_as_a_fresh_one(journal_specs, note_specs, asked, 
 
 
 def test_the_index_is_used_from_the_second_recall_on(tmp_path: Path) -> None:
-    _make(tmp_path, _journal([(["cache", "values"], 1, 8)] * 5), [_notes([(["Cache"], ["values"])], False)])
+    _make(
+        tmp_path, _journal([(["cache", "values"], 1, 8)] * 5), [recall_corpus.notes([(["Cache"], ["values"])], False)]
+    )
     warm = _kernel(tmp_path)
     import mem_plugins.rankers.lexical as lexical
 
@@ -189,7 +180,7 @@ def test_a_file_changed_between_two_recalls_is_seen(tmp_path: Path, file: str) -
     _make(
         tmp_path,
         _journal([(["alpha", "cache"], 1, 8), (["other"], 2, 8)]),
-        [_notes([], False), _notes([(["Cache"], ["alpha"])], False)],
+        [recall_corpus.notes([], False), recall_corpus.notes([(["Cache"], ["alpha"])], False)],
     )
     warm = _kernel(tmp_path, FileCache(racy_seconds=0, fine_racy_seconds=0))  # identities trusted at once
     for _ in range(3):
@@ -212,7 +203,7 @@ def test_a_file_changed_between_two_recalls_is_seen(tmp_path: Path, file: str) -
 
 
 def test_a_file_made_unsafe_is_skipped_at_once(tmp_path: Path) -> None:
-    _make(tmp_path, _journal([(["cache"], 1, 8)]), [_notes([(["Cache"], ["values"])], False)])
+    _make(tmp_path, _journal([(["cache"], 1, 8)]), [recall_corpus.notes([(["Cache"], ["values"])], False)])
     warm = _kernel(tmp_path, FileCache(racy_seconds=0, fine_racy_seconds=0))
     for _ in range(3):
         assert '"skipped"' not in _json(tmp_path, "cache", warm)
@@ -223,7 +214,7 @@ def test_a_file_made_unsafe_is_skipped_at_once(tmp_path: Path) -> None:
 
 
 def test_results_are_the_callers_own(tmp_path: Path) -> None:
-    _make(tmp_path, _journal([(["cache"], 1, 8)]), [_notes([(["Cache"], ["values"])], False)])
+    _make(tmp_path, _journal([(["cache"], 1, 8)]), [recall_corpus.notes([(["Cache"], ["values"])], False)])
     warm = _kernel(tmp_path)
     for _ in range(3):
         result = recall("cache", directory=str(tmp_path), now=NOW, kernel=warm)
@@ -236,7 +227,7 @@ def test_results_are_the_callers_own(tmp_path: Path) -> None:
 def test_eight_threads_recall_while_one_writes(tmp_path: Path) -> None:
     """Every answer is a whole journal (the events of one version, in
     order), and once the writer stops, every thread sees all it wrote."""
-    _make(tmp_path, _journal([(["cache"], 1, 8)] * 50), [_notes([(["Cache"], ["values"])], False)])
+    _make(tmp_path, _journal([(["cache"], 1, 8)] * 50), [recall_corpus.notes([(["Cache"], ["values"])], False)])
     warm = _kernel(tmp_path)
     errors: list[str] = []
     done = threading.Event()
@@ -274,14 +265,7 @@ def test_eight_threads_recall_while_one_writes(tmp_path: Path) -> None:
                     errors.append(f"stale: {seen} of {written} events")
                 return
 
-    threads = [threading.Thread(target=reader) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    write_thread = threading.Thread(target=writer)
-    write_thread.start()
-    write_thread.join()
-    for thread in threads:
-        thread.join()
+    readers_beside_a_writer(reader, writer)
     assert errors == []
     assert _json(tmp_path, "zzmark cache", warm, limit=100) == _json(tmp_path, "zzmark cache", limit=100)
 
@@ -291,7 +275,11 @@ def test_memory_stays_bounded_over_many_projects(tmp_path: Path) -> None:
     kernel = Kernel(settings=load_settings(str(tmp_path)), cache=cache)
     for i in range(30):
         project = tmp_path / f"p{i}"
-        _make(project, _journal([(["cache", "x" * 20], 1, 8)] * 40), [_notes([(["Cache"], ["values"] * 50)], False)])
+        _make(
+            project,
+            _journal([(["cache", "x" * 20], 1, 8)] * 40),
+            [recall_corpus.notes([(["Cache"], ["values"] * 50)], False)],
+        )
         for _ in range(2):
             recall("cache", directory=str(project), now=NOW, kernel=kernel)
         assert cache.size <= 64 * 1024

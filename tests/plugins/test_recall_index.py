@@ -24,6 +24,7 @@ from mem_core import recall, remember
 from mem_core.errors import MemError
 from mem_core.js.jsonfmt import dumps
 from mem_core.retrieval import diskindex
+from tests.plugins import recall_corpus
 
 NOW = "2026-11-05T12:00:00.000Z"
 WORDS = ["cache", "auth", "values", "queue", "retry", "token", "zéro", "ci", "pass", "x", "Cache-Values", "2026", "7",
@@ -104,10 +105,7 @@ lines = st.lists(
     ),
     max_size=25,
 )
-sections = st.lists(
-    st.tuples(st.lists(st.sampled_from(WORDS), min_size=0, max_size=3), st.lists(st.sampled_from(WORDS), max_size=12)),
-    max_size=6,
-)
+sections = recall_corpus.sections(WORDS)
 queries = st.lists(
     st.tuples(
         st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join),
@@ -134,16 +132,6 @@ def _journal(specs: list[tuple[list[str], object, int]], start: int = 0) -> str:
         else:
             out.append(_event(i, words, ts, kind if kind < 5 else 0))
     return "".join(line + "\n" for line in out)
-
-
-def _notes(specs: list[tuple[list[str], list[str]]], crlf: bool) -> str:
-    end = "\r\n" if crlf else "\n"
-    parts = ["# Notes", "intro cache values"]
-    for heading, body in specs:
-        parts.append("### " + " ".join(heading))
-        parts.append(" ".join(body))
-        parts.append("#### not a heading " + " ".join(body[:2]))
-    return end.join(parts) + end
 
 
 # what happens to the files between two recalls
@@ -180,7 +168,7 @@ def _change(project: Path, change: tuple[str, object, bool], counter: list[int])
         os.replace(tmp, journal)
     elif kind == "note":
         number, specs = value  # type: ignore[misc]
-        (project / NOTE_PATHS[number]).write_text(_notes(specs, flag), encoding="utf-8")
+        (project / NOTE_PATHS[number]).write_text(recall_corpus.notes(specs, flag), encoding="utf-8")
     else:
         target = project / (JOURNAL if value == 6 else NOTE_PATHS[value])  # type: ignore[index]
         if target.exists():
@@ -215,11 +203,11 @@ def test_recall_with_the_index_answers_as_without_it(
         try:
             (project / JOURNAL).write_text(_journal(journal_specs), encoding="utf-8")
             for path, (specs, crlf) in zip(NOTE_PATHS, note_specs, strict=False):
-                (project / path).write_text(_notes(specs, crlf), encoding="utf-8")
+                (project / path).write_text(recall_corpus.notes(specs, crlf), encoding="utf-8")
             brain = Path(tmp) / "brain"
             (brain / "memory").mkdir(parents=True)
             for name, (specs, crlf) in zip(["decisions.md", "lessons.md", "patterns.md"], brain_specs, strict=False):
-                (brain / "memory" / name).write_text(_notes(specs, crlf), encoding="utf-8")
+                (brain / "memory" / name).write_text(recall_corpus.notes(specs, crlf), encoding="utf-8")
             for number, (key, words) in enumerate(memories):  # structured memories: present or absent
                 remember(
                     "fact",
@@ -252,7 +240,9 @@ def _corpus(project: Path, events: int = 40) -> None:
     specs = [(WORDS[i % 7 : i % 7 + 3], TIMES[i % 3], 8) for i in range(events)]
     (project / JOURNAL).write_text(_journal(specs), encoding="utf-8")
     (project / NOTE_PATHS[1]).write_text(
-        _notes([(["Cache", "contract"], ["values", "zero"]), (["Retry"], ["queue", "backoff", "cache"])], False),
+        recall_corpus.notes(
+            [(["Cache", "contract"], ["values", "zero"]), (["Retry"], ["queue", "backoff", "cache"])], False
+        ),
         encoding="utf-8",
     )
 
@@ -499,8 +489,8 @@ def test_the_best_of_a_large_note_file_are_found_without_scoring_all(tmp_path: P
         ([rng.choice(WORDS) for _ in range(3)], [rng.choice(WORDS) for _ in range(rng.randint(0, 40))])
         for _ in range(400)
     ]
-    (project / NOTE_PATHS[1]).write_text(_notes(specs, False), encoding="utf-8")
-    (project / NOTE_PATHS[5]).write_text(_notes(specs[:50], True), encoding="utf-8")
+    (project / NOTE_PATHS[1]).write_text(recall_corpus.notes(specs, False), encoding="utf-8")
+    (project / NOTE_PATHS[5]).write_text(recall_corpus.notes(specs[:50], True), encoding="utf-8")
     scored: list[int] = []
     real = lexical._best_of_block
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -193,14 +194,9 @@ def test_the_history_migration_keeps_every_row_and_accepts_restore(directory: Pa
     conn.close()
 
 
-def test_a_store_from_before_signatures_keeps_its_verified_memories_as_terminal_confirmations(
-    directory: Path,
-) -> None:
-    """Step 5 adds ``signatures``; a memory verified before (only a terminal
-    could do it then) gets a terminal row over its content, so it reads
-    ``terminal`` where no human key is trusted, and nothing more."""
-    from mem_core.memories.trust import Judge
-
+def _version_4_store(directory: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A store at schema version 4 (before ``signatures``) in ``directory``
+    holding a verified memory a user stated and a plain one; both returned."""
     directory.mkdir()
     conn = sqlite3.connect(directory / FILE, isolation_level=None)
     for step in MIGRATIONS[:4]:
@@ -216,6 +212,18 @@ def test_a_store_from_before_signatures_keeps_its_verified_memories_as_terminal_
             (r["id"], r["key"], r["content"], r["source"], int(r["verified"]), NOW, NOW),
         )
     conn.close()
+    return verified, plain
+
+
+def test_a_store_from_before_signatures_keeps_its_verified_memories_as_terminal_confirmations(
+    directory: Path,
+) -> None:
+    """Step 5 adds ``signatures``; a memory verified before (only a terminal
+    could do it then) gets a terminal row over its content, so it reads
+    ``terminal`` where no human key is trusted, and nothing more."""
+    from mem_core.memories.trust import Judge
+
+    verified, plain = _version_4_store(directory)
     with SqliteStore.open(str(directory), create=False) as store:
         assert store.schema_version == SCHEMA_VERSION
         rows = store.signatures_of([verified["id"], plain["id"]])
@@ -232,21 +240,7 @@ def test_a_reader_of_a_store_from_before_signatures_reads_what_step_5_will_write
     migration alike, and the file is left as it was."""
     from mem_core.memories.trust import Judge
 
-    directory.mkdir()
-    conn = sqlite3.connect(directory / FILE, isolation_level=None)
-    for step in MIGRATIONS[:4]:
-        step(conn)
-    conn.execute("PRAGMA user_version = 4")
-    verified = record(key="user_name", content="Ada", verified=True, source="user")
-    plain = record(key="other")
-    for r in (verified, plain):
-        conn.execute(
-            "INSERT INTO memories (id, category, key, content, tags, priority, source, verified, confidence, "
-            "expires_at, mind_id, created_at, updated_at) VALUES (?, 'fact', ?, ?, '[]', 'normal', ?, ?, 0.7, NULL, "
-            "'default', ?, ?)",
-            (r["id"], r["key"], r["content"], r["source"], int(r["verified"]), NOW, NOW),
-        )
-    conn.close()
+    verified, plain = _version_4_store(directory)
     before = (directory / FILE).read_bytes()
     with SqliteStore.open_read_only(str(directory)) as reader:
         read = reader.signatures_of([verified["id"], plain["id"]])

@@ -9,11 +9,13 @@ reliability`` runs them all, with ``MEM_TEST_KILL_TRIALS`` kill trials.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +25,22 @@ MEMORY = Path(".bmad") / "memory"
 STORES = ("journal.ndjson", "promotions.ndjson", "outcomes.ndjson")
 #: a command that runs longer than this is a hang
 TIMEOUT = 30.0
+
+
+@contextlib.contextmanager
+def tmpfs(mount: Path, size: str, what: str = "a tmpfs") -> Iterator[Path]:
+    """``mount``, a new directory with a fresh tmpfs of ``size`` on it for
+    the ``with`` block; the test is skipped where one cannot be mounted."""
+    if os.geteuid() != 0:
+        pytest.skip(f"mounting {what} needs root")
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {done.stderr.decode(errors='replace').strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
 def kill_trials(default: int) -> int:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest
 
 from mem_core.files.paths import DISK_FULL
 from tests.nexus_builder import RunBuilder, make_project
-from tests.reliability.conftest import MEMORY, assert_clean, observe_input, run_mem, store_problems
+from tests.reliability.conftest import MEMORY, assert_clean, observe_input, run_mem, store_problems, tmpfs
 
 pytestmark = pytest.mark.reliability
 
@@ -25,17 +24,8 @@ PAGE = 4096
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs: {done.stderr.decode(errors='replace').strip()}")
-    try:
+    with tmpfs(tmp_path / "disk", "1m") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
 def fill(disk: Path, leave_pages: int) -> Path:

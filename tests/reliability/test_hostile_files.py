@@ -21,7 +21,7 @@ from mem_core.api.reinforce import CORRUPT_SCORES
 from mem_core.files import FULL, INCOMPLETE, LOCKED, NOT_REGULAR, NOT_UTF8, SYMLINK
 from mem_core.files.paths import PARENT
 from tests.nexus_builder import RunBuilder, make_project
-from tests.reliability.conftest import MEMORY, assert_clean, run_mem, snapshot
+from tests.reliability.conftest import MEMORY, assert_clean, run_mem, snapshot, tmpfs
 
 pytestmark = pytest.mark.reliability
 
@@ -275,20 +275,11 @@ def test_hostile_directory_matrix(tmp_path: Path, relative: str, kind: str) -> N
 
 @pytest.fixture
 def read_only_project(tmp_path: Path) -> Iterator[Path]:
-    if os.geteuid() != 0:
-        pytest.skip("mounting a read-only tmpfs needs root")
-    mount = tmp_path / "ro"
-    mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs: {done.stderr.decode(errors='replace').strip()}")
-    try:
+    with tmpfs(tmp_path / "ro", "4m", "a read-only tmpfs") as mount:
         project = _sound_project(mount)
         assert run_mem("remember", "note", "k", "cache content", cwd=project).code == 0
         subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True, capture_output=True)
         yield project
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
 @pytest.mark.slow
