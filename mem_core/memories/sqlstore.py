@@ -12,7 +12,7 @@ and the health checks.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from mem_core.errors import MemError
 from mem_core.memories.interfaces import MemoryStore
@@ -25,13 +25,6 @@ if TYPE_CHECKING:
 __all__ = ["MEMORY_COLUMNS", "M_MEMORY_COLUMNS", "SIGNATURE_COLUMNS", "SqlStore"]
 
 
-class _Connection(Protocol):
-    def close(self) -> None: ...
-
-
-#: a dialect's driver connection
-Conn = TypeVar("Conn", bound=_Connection)
-
 #: the columns of a memory, in the order :meth:`SqlStore.record` reads them
 MEMORY_COLUMNS = (
     "id, category, key, content, tags, priority, source, verified, confidence, "
@@ -43,11 +36,15 @@ M_MEMORY_COLUMNS = ", ".join("m." + column.strip() for column in MEMORY_COLUMNS.
 SIGNATURE_COLUMNS = ("memory_id", "by", "fingerprint", "verified_at", "signature")
 
 
-class SqlStore(MemoryStore, Generic[Conn]):
+class SqlStore(MemoryStore):
     """A :class:`MemoryStore` over SQL tables: a memories table (its rows
     aliased ``m`` in every statement), an append-only history table and a
     signatures table. Subclasses set the class attributes of their dialect,
-    keep their open connection in ``_conn`` and implement :meth:`_rows`."""
+    keep their open connection in ``_conn`` and implement :meth:`_rows`.
+
+    Not generic over the driver's connection type: subscripting a
+    ``Generic`` base at class creation made importing the SQLite store cost
+    a tenth of a structured-memory command's start-up."""
 
     #: the driver's parameter mark
     MARK = "?"
@@ -62,7 +59,8 @@ class SqlStore(MemoryStore, Generic[Conn]):
     #: the condition that a memory ``m`` holds the tag given as one parameter
     TAG_CLAUSE = ""
 
-    _conn: Conn | None = None
+    #: the driver's open connection (``None``: closed)
+    _conn: Any = None
     _in_transaction = False
     _read_only = False
 
@@ -120,17 +118,17 @@ class SqlStore(MemoryStore, Generic[Conn]):
             sql += " WHERE " + " AND ".join([*scope, *conditions])
         return [self.record(row) for row in self._rows(sql, [*scoped, *params])]
 
-    def _writing(self) -> Conn:
+    def _writing(self) -> Any:
         if not self._in_transaction:
             raise RuntimeError("memory store writes must happen inside store.transaction()")
         return self._connection()
 
-    def _connection(self) -> Conn:
+    def _connection(self) -> Any:
         if self._conn is None:
             raise RuntimeError("the memory store is closed")
         return self._conn
 
-    def _starting_transaction(self) -> Conn:
+    def _starting_transaction(self) -> Any:
         """The connection a new transaction runs on: none inside another, nor
         on a store open for reading only."""
         if self._in_transaction:

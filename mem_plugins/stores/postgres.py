@@ -423,7 +423,7 @@ def _one_line(text: str) -> str:
 # -- the store ----------------------------------------------------------------
 
 
-class PostgresStore(SqlStore["psycopg.Connection[Any]"]):
+class PostgresStore(SqlStore):
     """A namespace in a PostgreSQL database (the DSN in ``$MEM_POSTGRES_DSN``
     or the variable the ``postgres_dsn_env`` setting names)."""
 

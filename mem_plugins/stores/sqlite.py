@@ -312,7 +312,7 @@ def _fts_match(phrase: tuple[str, ...]) -> str:
     return _fts_phrase(phrase[0]) + ("*" if len(phrase[0]) >= 3 else "")
 
 
-class SqliteStore(SqlStore["sqlite3.Connection"]):
+class SqliteStore(SqlStore):
     """The embedded default: one SQLite file, WAL, FTS5, append-only history."""
 
     name = "sqlite"
