@@ -199,12 +199,9 @@ def _cache_file() -> str:
     that state is this one, so two environments sharing a name only scan
     again, and every command (``mem --help`` too) reads this name before
     anything else would load OpenSSL."""
-    import zlib
+    from mem_core.files.usercache import cache_base, checked_name
 
-    from mem_core.files.usercache import cache_base
-
-    name = f"{zlib.crc32(sys.prefix.encode('utf-8', 'surrogatepass')):08x}"
-    return os.path.join(cache_base(None), "entry-points", name)
+    return os.path.join(cache_base(None), "entry-points", checked_name(sys.prefix))
 
 
 def _read_cached(stamp: _Stamp) -> list[_EntryPoint] | None:

@@ -5,8 +5,8 @@ opening an index file per note file (:mod:`mem_core.retrieval.diskindex`).
 
 An optimisation, never a second truth: delete it and nothing is lost.
 
-* **Where**: ``<cache>/recall-index/portfolio/<key>/``, ``<key>`` a SHA-1
-  prefix of the registered projects (in order); a manifest and two index
+* **Where**: ``<cache>/recall-index/portfolio/<key>/``, ``<key>`` a CRC-32
+  of the registered projects (in order), which the manifest names too; a manifest and two index
   files named after the build (``notes-<build>.idx``, ``journal-<build>.idx``,
   in the format of :mod:`mem_core.retrieval.diskindex`, read by it, every
   piece checked against its CRC-32).
@@ -47,7 +47,7 @@ from mem_core.files.cache import identity
 from mem_core.files.io import MAX_BYTES, open_regular
 from mem_core.files.layout import AGENTS_MEMORY_DIR, JOURNAL, MEMORY_DIR
 from mem_core.files.markdown import NOTE_DIRS, NOTE_FILES
-from mem_core.files.usercache import name_key
+from mem_core.files.usercache import checked_name
 from mem_core.retrieval.diskindex import (
     LEXICAL,
     Analyzer,
@@ -108,7 +108,7 @@ JOURNALS = _JournalIndexer()
 
 
 def portfolio_dir(index_dir: str, roots: Sequence[str], analyzer: Analyzer = LEXICAL) -> str:
-    key = name_key("\0".join([analyzer.key, *roots]))
+    key = checked_name("\0".join([analyzer.key, *roots]))  # the manifest names the roots and space
     return os.path.join(index_dir, "portfolio", key)
 
 

@@ -7,9 +7,10 @@ It is an optimisation, never a second truth: delete it and nothing is lost.
 
 * **Where**: ``<cache>/recall-index/<project key>/<file key>.idx``, where
   ``<cache>`` is the ``cache_dir`` setting, else the user cache directory
-  of ``mem``, and the keys are SHA-1 prefixes of the real path of the root
-  (the project or the portfolio) and of the file's relative path, its
-  indexer and its analyzer. Never under ``.bmad/memory/``.
+  of ``mem``, and the keys are CRC-32s (:func:`~mem_core.files.usercache.checked_name`)
+  of the real path of the root (the project or the portfolio) and of the
+  file's relative path, its indexer and its analyzer: the header names
+  the root and the file, so two sharing a key only rebuild. Never under ``.bmad/memory/``.
 * **Term spaces**: what a document's terms are is an :class:`Analyzer`'s
   business — :data:`LEXICAL` (the tokens of docs/contract.md §1, what ``lexical``
   and ``evidence`` score) or a ranker's own (``bm25``'s stemmed, weighted
@@ -60,7 +61,7 @@ from mem_core.errors import MemError
 from mem_core.files.cache import FINE_RACY_SECONDS, RACY_SECONDS, identity
 from mem_core.files.io import GREW, MAX_BYTES, NOT_REGULAR, NOT_UTF8, open_regular
 from mem_core.files.paths import os_error_message, safe_file
-from mem_core.files.usercache import cache_base, name_key, root_key
+from mem_core.files.usercache import cache_base, checked_name
 from mem_core.retrieval.index import TermIndex
 from mem_core.retrieval.query import Candidate
 from mem_core.text import Terms
@@ -184,8 +185,8 @@ def cache_root(cache_dir: str | None) -> str:
 
 def index_path(cache: str, root_real: str, relative: str, key: str) -> str:
     """Where the index of ``root_real/relative`` is (``key``: its indexer's and analyzer's keys)."""
-    name = name_key(f"{key}\0{relative}")
-    return os.path.join(cache, root_key(root_real), name + ".idx")
+    # checksums, not hashes: the header names the root and the file it indexes (expected())
+    return os.path.join(cache, checked_name(root_real), checked_name(f"{key}\0{relative}") + ".idx")
 
 
 class Corrupt(Exception):

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -450,9 +451,9 @@ def test_defaults_only_unless_a_plugin_is_named_or_an_enabled_entry_point_is_ins
     assert not defaults_only(load_settings())
 
 
-def test_a_recall_served_by_the_index_imports_no_json_lock_store_nor_date_parser(tmp_path: Path) -> None:
+def test_a_recall_served_by_the_index_imports_no_json_hashlib_lock_store_nor_date_parser(tmp_path: Path) -> None:
     """What a warm recall whose results are notes needs: no line parsed
-    (json), no lock taken, no store plugin (there is no store), no general
+    (json), no OpenSSL (hashlib), no lock taken, no store plugin (there is no store), no general
     date parser (the clock is in mem's own form)."""
     project = tmp_path / "project"
     notes = project / ".agents" / "memory"
@@ -463,6 +464,7 @@ def test_a_recall_served_by_the_index_imports_no_json_lock_store_nor_date_parser
     journal.write_text('{"ts":"2026-11-01T00:00:00.000Z","agent":"a","task":"deploy","outcome":"ok"}\n')
     heavy = (
         "json",
+        "hashlib",  # OpenSSL: the index's name is a checksum, and a settled file is not hashed
         "mem_core.files.lock",
         "mem_core.js.jsdate",
         "mem_core.js.record",
@@ -478,6 +480,7 @@ def test_a_recall_served_by_the_index_imports_no_json_lock_store_nor_date_parser
     )
     env = {"PATH": "/usr/bin:/bin", "MEM_DISABLE_PLUGINS": "testranker", "MEM_NOW": "2026-11-30T12:00:00.000Z"}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    time.sleep(0.2)  # the files settle (their racy window) before the first run indexes them
     runs = [
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, check=True)
         for _ in range(2)  # the first builds the index
