@@ -57,7 +57,7 @@ OTHER_GROUP = "Commands"
 
 def _version(value: bool) -> None:
     if value:
-        from mem_core import __version__
+        from mem_core.version import __version__
 
         output.out(f"mem {__version__}")
         raise typer.Exit()

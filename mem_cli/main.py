@@ -54,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_typer(args or ["--help"], "", "--json" in args)
     if args == ["--version"]:  # as typer's --version prints it, without building it or the kernel
-        from mem_core import __version__
+        from mem_core.version import __version__
 
         output.out(f"mem {__version__}")
         return 0

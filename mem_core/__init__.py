@@ -13,7 +13,6 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 from mem_core.errors import ExitCode, MemError
-from mem_core.version import __version__
 
 if TYPE_CHECKING:
     from typing import Any
@@ -59,9 +58,11 @@ if TYPE_CHECKING:
     from mem_core.memories.results import RestoreResult as RestoreResult
     from mem_core.memories.results import VerifyResult as VerifyResult
     from mem_core.retrieval.results import RecallResult as RecallResult
+    from mem_core.version import __version__ as __version__
 
 #: public name -> module that defines it (loaded lazily)
 _LAZY = {
+    "__version__": "mem_core.version",
     "recall": "mem_core.api.recall",
     "RecallResult": "mem_core.retrieval.results",
     "write": "mem_core.api.write",
@@ -102,7 +103,7 @@ _LAZY = {
     "revoke_human": "mem_core.humans.api",
 }
 
-__all__ = ["__version__", "hookimpl", "MemError", "ExitCode", *_LAZY]
+__all__ = ["hookimpl", "MemError", "ExitCode", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:

@@ -26,7 +26,7 @@ _ERRORS = {
 
 
 def document(routes: Any) -> dict[str, Any]:
-    from mem_core import __version__
+    from mem_core.version import __version__
 
     paths: dict[str, Any] = {}
     for endpoint in routes:

@@ -220,12 +220,6 @@ def stale_pid(owner: Any, st: os.stat_result | None) -> int | None:
     return None
 
 
-def _stale_owner(lock_path: str) -> int | None:
-    """The pid of the provably stale owner of the lock at ``lock_path``."""
-    found = read_owner(lock_path)
-    return None if found is None else stale_pid(found[1], found[2])
-
-
 def _take_over(lock_path: str, seen: os.stat_result) -> bool:
     """Move the stale lock ``seen`` aside, atomically: rename it, then check
     that what was renamed is that same stale file. If another writer took it
